@@ -1,0 +1,10 @@
+import { z } from 'zod';
+
+/** GET /api/v1/healthcheck (product.md §4). */
+export const healthcheckResponseSchema = z.object({
+  healthcheck: z.literal('success'),
+  dns: z.string(),
+  version: z.string(),
+  deployment: z.string(),
+});
+export type HealthcheckResponse = z.infer<typeof healthcheckResponseSchema>;

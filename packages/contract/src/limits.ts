@@ -1,0 +1,29 @@
+/**
+ * Business constants of spec §5 and §9, and the code alphabet of product.md §3.
+ * Server and web app both validate with these, so the rules cannot drift apart.
+ */
+
+/** Letters and digits a person cannot confuse when reading a code aloud: no 0, O, 1, I. */
+export const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+export const CODE_LENGTH = {
+  admin: 12,
+  exchange: 12,
+  invite: 8,
+  approval: 8,
+} as const;
+
+/** Client-side login code rule: at least 8 of A-Z and 0-9 (spec §5). */
+export const LOGIN_CODE_PATTERN = /^[A-Z0-9]{8,}$/;
+export const LOGIN_CODE_MIN_LENGTH = 8;
+/** No code the portal makes is longer; anything longer is refused before it reaches a query. */
+export const LOGIN_CODE_MAX_LENGTH = 64;
+
+export const CALLSIGN_MIN_LENGTH = 3;
+export const CALLSIGN_MAX_LENGTH = 30;
+export const CALLSIGN_PATTERN = /^[A-Za-z0-9]+$/;
+
+export const ACCEPTANCE_POLL_INTERVAL_MS = 5000;
+export const COPIED_INDICATOR_MS = 2000;
+export const USAGE_OVERVIEW_SCROLL_PX = 60;
+export const IDENTITY_CONSOLE_PORT = 9443;

@@ -1,0 +1,39 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const contractSource = fileURLToPath(new URL('./packages/contract/src/index.ts', import.meta.url));
+
+export default defineConfig({
+  resolve: { alias: { '@callsign/contract': contractSource } },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'contract',
+          include: ['packages/contract/src/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'server',
+          include: ['apps/server/src/**/*.test.ts', 'apps/server/test/**/*.test.ts'],
+          environment: 'node',
+          setupFiles: ['apps/server/test/setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'web',
+          include: ['apps/web/src/**/*.test.{ts,tsx}'],
+          environment: 'jsdom',
+        },
+      },
+    ],
+  },
+});
