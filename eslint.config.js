@@ -1,18 +1,19 @@
 import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-export default tseslint.config(
+export default defineConfig(
   {
     ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'coverage/**', 'test-results/**'],
   },
   js.configs.recommended,
-  ...tseslint.configs.strictTypeChecked,
+  tseslint.configs.strictTypeChecked,
   {
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['*.js', '*.ts', 'scripts/*.mjs'],
+          allowDefaultProject: ['*.js', '*.ts'],
         },
         tsconfigRootDir: import.meta.dirname,
       },
@@ -27,7 +28,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.test.ts', '**/*.test.tsx', 'apps/server/test/**'],
+    // Plain JavaScript configuration files have no types to check against.
+    files: ['**/*.js'],
+    extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
+    files: ['**/*.test.ts', '**/*.test.tsx', '**/*.testing.ts', 'apps/server/test/**'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
     },

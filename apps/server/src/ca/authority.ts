@@ -1,0 +1,205 @@
+import { webcrypto } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+import { CaDirectoryError, caFilePath, readCaFiles, writeCaFiles } from './ca-files.js';
+import { signCrl, type EncodedCrl, type RevokedCertificate } from './crl.js';
+import { createCaMaterial } from './hierarchy.js';
+import { createKeyPair, privateKeyToPkcs8Pem, type KeyAlgorithm } from './key-pair.js';
+import { respondOcsp, type OcspLookup } from './ocsp.js';
+import { encodePem } from './pem.js';
+import { normalizeSerial, randomSerial } from './serial.js';
+import { FileKeySigner, type CaSigner } from './signer.js';
+import {
+  BACKDATE_MS,
+  leafExtensions,
+  publicationUrls,
+  type LeafProfile,
+  type PublicationUrls,
+} from './templates.js';
+
+// This module passes its WebCrypto explicitly; the default serves other users of @peculiar/x509.
+x509.cryptoProvider.set(webcrypto);
+
+export interface IssuedCertificate {
+  /** Lowercase hex, as `normalizeSerial` gives it. */
+  readonly serial: string;
+  readonly commonName: string;
+  readonly notBefore: Date;
+  readonly notAfter: Date;
+  readonly certificatePem: string;
+  /** PKCS#8, unencrypted: held in memory only, for the PKCS#12 that carries it away. */
+  readonly privateKeyPem: string;
+  /** Issuing CA, then root CA. */
+  readonly chainPem: string[];
+}
+
+export interface CertificateAuthorityOptions {
+  readonly dir: string;
+  /** The public face, e.g. `https://portal.example.org`: CRL, OCSP and chain URLs hang off it. */
+  readonly publicBaseUrl: string;
+  /** Encrypts both CA keys on disk (AES-256-CBC PKCS#8); required to load them afterwards. */
+  readonly passphrase?: string;
+  readonly now?: () => Date;
+}
+
+const DAY_MS = 86_400_000;
+const DEFAULT_SERVER_VALIDITY_DAYS = 397;
+
+export class CertificateAuthority {
+  private constructor(
+    private readonly root: x509.X509Certificate,
+    private readonly issuing: CaSigner,
+    private readonly urls: PublicationUrls,
+    private readonly now: () => Date,
+  ) {}
+
+  /** Loads the CA from `dir`, creating a new two-tier CA there on first use. */
+  static async loadOrCreate(options: CertificateAuthorityOptions): Promise<CertificateAuthority> {
+    const { dir, passphrase } = options;
+    const now = options.now ?? (() => new Date());
+    if (passphrase === '') throw new CaDirectoryError('the CA passphrase must not be empty');
+    const baseUrl = parseBaseUrl(options.publicBaseUrl);
+    let material = await readCaFiles(dir);
+    if (material === undefined) {
+      const organization = baseUrl.hostname;
+      await writeCaFiles(dir, await createCaMaterial({ organization, now: now(), passphrase }));
+      material = await readCaFiles(dir);
+      if (material === undefined) throw new CaDirectoryError(`${dir}: the new CA vanished`);
+    }
+    const root = new x509.X509Certificate(material.rootCertificate);
+    // The root key stays on disk: it is only needed to create an issuing CA.
+    const issuing = await FileKeySigner.fromPem({
+      certificatePem: material.issuingCertificate,
+      privateKeyPem: material.issuingKey,
+      passphrase,
+      label: caFilePath(dir, 'issuingKey'),
+    });
+    const chained = await issuing.certificate.verify(
+      { publicKey: root.publicKey, signatureOnly: true },
+      webcrypto,
+    );
+    if (!chained || issuing.certificate.issuer !== root.subject) {
+      throw new CaDirectoryError(
+        `${caFilePath(dir, 'issuingCertificate')} is not signed by ${caFilePath(dir, 'rootCertificate')}`,
+      );
+    }
+    return new CertificateAuthority(root, issuing, publicationUrls(baseUrl), now);
+  }
+
+  get rootCertificatePem(): string {
+    return encodePem('CERTIFICATE', this.root.rawData);
+  }
+
+  get issuingCertificatePem(): string {
+    return encodePem('CERTIFICATE', this.issuing.certificate.rawData);
+  }
+
+  /** Issuing CA then root CA, as served at `/ca/ca.pem`. */
+  get chainPem(): string {
+    return this.issuingCertificatePem + this.rootCertificatePem;
+  }
+
+  chainDer(): Buffer[] {
+    return [Buffer.from(this.issuing.certificate.rawData), Buffer.from(this.root.rawData)];
+  }
+
+  /** A client certificate for a member: `CN={callsign}`, clientAuth, with a fresh key pair. */
+  async issueMemberCertificate(options: {
+    callsign: string;
+    validityDays: number;
+    keyAlgorithm?: KeyAlgorithm;
+  }): Promise<IssuedCertificate> {
+    const keyAlgorithm = options.keyAlgorithm ?? 'rsa-2048';
+    return this.issue(options.callsign, options.validityDays, { purpose: 'client', keyAlgorithm });
+  }
+
+  /** A TLS server certificate: CN = the first name, every name in subjectAltName, serverAuth. */
+  async issueServerCertificate(options: {
+    dnsNames: string[];
+    ipAddresses?: string[];
+    validityDays?: number;
+    keyAlgorithm?: KeyAlgorithm;
+  }): Promise<IssuedCertificate> {
+    const { dnsNames, ipAddresses = [] } = options;
+    const commonName = dnsNames[0] ?? ipAddresses[0];
+    if (commonName === undefined) {
+      throw new TypeError('a server certificate needs at least one DNS name or IP address');
+    }
+    return this.issue(commonName, options.validityDays ?? DEFAULT_SERVER_VALIDITY_DAYS, {
+      purpose: 'server',
+      keyAlgorithm: options.keyAlgorithm ?? 'rsa-2048',
+      subjectAltNames: [
+        ...dnsNames.map((value) => ({ type: 'dns' as const, value })),
+        ...ipAddresses.map((value) => ({ type: 'ip' as const, value })),
+      ],
+    });
+  }
+
+  /** A CRL signed by the issuing CA, listing the given serials (any hex form). */
+  async createCrl(options: {
+    revoked: readonly RevokedCertificate[];
+    crlNumber: bigint;
+    thisUpdate?: Date;
+    nextUpdate: Date;
+  }): Promise<EncodedCrl> {
+    return signCrl(this.issuing, { ...options, thisUpdate: options.thisUpdate ?? this.now() });
+  }
+
+  /** Answers an OCSP request (DER) with a response (DER) signed by the issuing CA. */
+  async respondOcsp(requestDer: Buffer, lookup: OcspLookup): Promise<Buffer> {
+    return respondOcsp(this.issuing, requestDer, lookup, this.now());
+  }
+
+  private async issue(
+    commonName: string,
+    validityDays: number,
+    profile: LeafProfile,
+  ): Promise<IssuedCertificate> {
+    if (commonName.length === 0 || commonName.length > 64 || /\p{Cc}/u.test(commonName)) {
+      throw new TypeError(`not a usable common name: ${JSON.stringify(commonName)}`);
+    }
+    if (!Number.isInteger(validityDays) || validityDays < 1) {
+      throw new RangeError(`validityDays must be a positive whole number, not ${validityDays}`);
+    }
+    const keyPair = await createKeyPair(profile.keyAlgorithm);
+    const now = this.now().getTime();
+    const issuer = this.issuing.certificate;
+    const certificate = await x509.X509CertificateGenerator.create(
+      {
+        serialNumber: randomSerial(),
+        subject: [{ CN: [commonName] }],
+        issuer: issuer.subjectName,
+        notBefore: new Date(now - BACKDATE_MS),
+        // A certificate cannot usefully outlive its issuer.
+        notAfter: new Date(Math.min(now + validityDays * DAY_MS, issuer.notAfter.getTime())),
+        publicKey: keyPair.publicKeyDer,
+        signingKey: this.issuing.privateKey,
+        signingAlgorithm: this.issuing.signingAlgorithm,
+        extensions: await leafExtensions(
+          profile,
+          keyPair.publicKeyDer,
+          issuer,
+          this.urls,
+          this.issuing.crypto,
+        ),
+      },
+      this.issuing.crypto,
+    );
+    return {
+      serial: normalizeSerial(certificate.serialNumber),
+      commonName,
+      notBefore: certificate.notBefore,
+      notAfter: certificate.notAfter,
+      certificatePem: encodePem('CERTIFICATE', certificate.rawData),
+      privateKeyPem: privateKeyToPkcs8Pem(keyPair.privateKey),
+      chainPem: [this.issuingCertificatePem, this.rootCertificatePem],
+    };
+  }
+}
+
+function parseBaseUrl(value: string): URL {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url?.protocol !== 'https:' && url?.protocol !== 'http:') {
+    throw new TypeError(`publicBaseUrl must be an http(s) URL, not ${JSON.stringify(value)}`);
+  }
+  return url;
+}

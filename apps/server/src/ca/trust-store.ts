@@ -1,0 +1,27 @@
+import { decodePemBlocks } from './pem.js';
+import { buildLegacyPfx } from './pkcs12-legacy.js';
+
+/**
+ * The TAK truststore: certificates only, no key, in the legacy 3DES/SHA-1 form ATAK requires.
+ * Each certificate is named `{friendlyNamePrefix}-{n}` (n from 1, in the given order).
+ */
+export function buildTrustStorePkcs12(options: {
+  certificatesPem: string[];
+  password: string;
+  friendlyNamePrefix: string;
+}): Buffer {
+  const certificates = options.certificatesPem.flatMap((pem) =>
+    decodePemBlocks(pem, 'CERTIFICATE'),
+  );
+  if (certificates.length === 0) throw new TypeError('a truststore needs at least one certificate');
+  return buildLegacyPfx({
+    password: options.password,
+    certificates: certificates.map((der, index) => ({
+      der,
+      attributes: {
+        friendlyName: `${options.friendlyNamePrefix}-${index + 1}`,
+        trustedForAnyPurpose: true,
+      },
+    })),
+  });
+}

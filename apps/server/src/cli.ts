@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+// @peculiar/x509 needs decorator metadata before anything imports it.
+import 'reflect-metadata';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { callsignSchema } from '@callsign/contract';
+import { ConfigError, loadConfigFromProcess } from './config.js';
+import { openPortal, type Portal } from './context.js';
+import { migrateToLatest } from './db/migrate.js';
+import { createAdminCode } from './modules/firstuser/admin-code.js';
+import { revokeMember } from './modules/people/revocation.js';
+import { readVersion } from './version.js';
+
+/**
+ * The portal's command line, run from the repository as `npm run --silent portal -- COMMAND`,
+ * with the same environment variables as the service (product.md §7).
+ */
+
+const USAGE = `Usage: npm run --silent portal -- COMMAND [ARGS]
+
+Commands:
+  admin-code               Print a new single-use admin code (only the code, on stdout).
+  server-cert NAME...      Issue a TLS server certificate from the portal's CA for the DNS
+                           names given; writes NAME.crt.pem (with the CA chain) and
+                           NAME.key.pem. Option: --out DIR (default: the current directory).
+  revoke CALLSIGN          Revoke a member and every certificate they hold.
+  migrate                  Run the database migrations.
+  help                     Show this text.
+
+Settings come from the same PORTAL_* variables (or .env) as the service.`;
+
+class UsageError extends Error {}
+
+type Command = (portal: Portal, args: string[]) => Promise<void>;
+
+const commands: Record<string, { migrate: boolean; run: Command }> = {
+  'admin-code': {
+    migrate: true,
+    async run(portal, args) {
+      if (args.length > 0) throw new UsageError('admin-code takes no arguments');
+      const { code } = await createAdminCode(portal.database.db, {
+        ttlMs: portal.config.adminCodeTtlMs,
+        actor: 'cli',
+      });
+      process.stdout.write(`${code}\n`);
+    },
+  },
+  'server-cert': {
+    migrate: true,
+    async run(portal, args) {
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { out: { type: 'string', default: '.' } },
+      });
+      if (positionals.length === 0) throw new UsageError('server-cert needs at least one NAME');
+      const issued = await portal.certificates.issueServerCertificate(positionals);
+      const base = path.resolve(values.out, positionals[0] ?? 'server');
+      const certFile = `${base}.crt.pem`;
+      const keyFile = `${base}.key.pem`;
+      await writeFile(certFile, [issued.certificatePem, ...issued.chainPem].join(''), {
+        mode: 0o644,
+      });
+      await writeFile(keyFile, issued.privateKeyPem, { mode: 0o600 });
+      process.stdout.write(
+        `Certificate for ${positionals.join(', ')} (serial ${issued.serial}, valid until ` +
+          `${issued.notAfter.toISOString()}):\n  ${certFile}\n  ${keyFile}\n`,
+      );
+    },
+  },
+  revoke: {
+    migrate: true,
+    async run(portal, args) {
+      if (args.length !== 1) throw new UsageError('revoke takes exactly one CALLSIGN');
+      const callsign = callsignSchema.safeParse(args[0]);
+      if (!callsign.success) throw new UsageError(`"${args[0] ?? ''}" is not a callsign`);
+      const result = await revokeMember(portal.database.db, portal.certificates, {
+        callsign: callsign.data,
+        actor: 'cli',
+        clientAddress: null,
+      });
+      if (result === undefined) {
+        throw new UsageError(`no member ${callsign.data} to revoke (unknown or revoked already)`);
+      }
+      process.stdout.write(
+        `Revoked ${result.callsign} and ${result.serials.length} certificate(s).\n`,
+      );
+    },
+  },
+  migrate: {
+    migrate: false,
+    async run(portal) {
+      const applied = await migrateToLatest(portal.database);
+      process.stdout.write(
+        applied.length === 0 ? 'The database is up to date.\n' : `Applied: ${applied.join(', ')}\n`,
+      );
+    },
+  },
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands[name];
+  if (command === undefined) {
+    process.stderr.write(`Unknown command "${name}".\n\n${USAGE}\n`);
+    return 2;
+  }
+  const config = loadConfigFromProcess(readVersion());
+  const portal = await openPortal(config, { migrate: command.migrate });
+  try {
+    await command.run(portal, args);
+    return 0;
+  } finally {
+    await portal.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (status) => {
+    process.exitCode = status;
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError || error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exitCode = error instanceof UsageError ? 2 : 1;
+      return;
+    }
+    process.stderr.write(
+      `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  },
+);

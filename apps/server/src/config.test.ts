@@ -1,0 +1,89 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+const cwd = '/srv/portal';
+
+describe('loadConfig', () => {
+  it('gives the embedded defaults of product.md §7', () => {
+    const config = loadConfig({}, { cwd });
+    expect(config).toMatchObject({
+      host: 'portal.localhost',
+      mtlsHost: 'mtls.portal.localhost',
+      port: 8443,
+      publicOrigin: 'https://portal.localhost:8443',
+      mtlsOrigin: 'https://mtls.portal.localhost:8443',
+      listenAddress: '127.0.0.1',
+      dataDir: path.join(cwd, 'data'),
+      sqliteFile: path.join(cwd, 'data', 'portal.sqlite'),
+      databaseUrl: undefined,
+      deployment: 'portal',
+      takHost: 'tak.portal.localhost',
+      takPort: 8089,
+      idmConsoleUrl: 'https://portal.localhost:9443/admin/portal/console/',
+      trustedProxies: [],
+      tlsCertFile: undefined,
+      certificateValidityDays: 365,
+      keyAlgorithm: 'rsa-2048',
+      bodyLimitBytes: 65536,
+      rateLimitFailuresPerMinute: 10,
+    });
+    expect(config.adminCodeTtlMs).toBe(24 * 60 * 60 * 1000);
+    expect(config.enrollmentGraceMs).toBe(7 * 24 * 60 * 60 * 1000);
+  });
+
+  it('derives names from PORTAL_HOST and leaves port 443 out of links', () => {
+    const config = loadConfig({ PORTAL_HOST: 'Portal.Example.org', PORTAL_PORT: '443' }, { cwd });
+    expect(config.host).toBe('portal.example.org');
+    expect(config.publicOrigin).toBe('https://portal.example.org');
+    expect(config.mtlsOrigin).toBe('https://mtls.portal.example.org');
+    expect(config.deployment).toBe('portal');
+    expect(config.takHost).toBe('tak.portal.example.org');
+    expect(config.listenAddress).toBe('0.0.0.0');
+  });
+
+  it('uses the public port in links when it differs from the bound one', () => {
+    const config = loadConfig({ PORTAL_PORT: '8443', PORTAL_PUBLIC_PORT: '443' }, { cwd });
+    expect(config.port).toBe(8443);
+    expect(config.publicOrigin).toBe('https://portal.localhost');
+  });
+
+  it('reads lists, URLs and files', () => {
+    const config = loadConfig(
+      {
+        DATABASE_URL: 'postgres://portal@db.internal/portal',
+        PORTAL_TRUSTED_PROXIES: '10.0.0.5, 192.168.1.0/24 ::1',
+        PORTAL_TLS_CERT: 'tls/cert.pem',
+        PORTAL_TLS_KEY: '/etc/portal/key.pem',
+        PORTAL_DEPLOYMENT: 'alpha-unit',
+      },
+      { cwd },
+    );
+    expect(config.databaseUrl).toBe('postgres://portal@db.internal/portal');
+    expect(config.trustedProxies).toEqual(['10.0.0.5', '192.168.1.0/24', '::1']);
+    expect(config.tlsCertFile).toBe(path.join(cwd, 'tls/cert.pem'));
+    expect(config.tlsKeyFile).toBe('/etc/portal/key.pem');
+    expect(config.deployment).toBe('alpha-unit');
+  });
+
+  it.each([
+    ['PORTAL_PORT', 'eighty'],
+    ['PORTAL_PORT', '70000'],
+    ['PORTAL_HOST', 'not a host!'],
+    ['DATABASE_URL', 'mysql://db/portal'],
+    ['PORTAL_TRUSTED_PROXIES', '10.0.0.5,not-an-ip'],
+    ['PORTAL_KEY_ALGORITHM', 'rsa-1024'],
+    ['PORTAL_CERT_VALIDITY_DAYS', '0'],
+    ['PORTAL_DEPLOYMENT', 'has spaces'],
+    ['PORTAL_IDM_CONSOLE_URL', 'ftp://idm'],
+  ])('stops with a message naming %s when it is %j', (variable, value) => {
+    expect(() => loadConfig({ [variable]: value }, { cwd })).toThrow(ConfigError);
+    expect(() => loadConfig({ [variable]: value }, { cwd })).toThrow(variable);
+  });
+
+  it('wants both TLS files or neither', () => {
+    expect(() => loadConfig({ PORTAL_TLS_CERT: 'cert.pem' }, { cwd })).toThrow(
+      /PORTAL_TLS_CERT, PORTAL_TLS_KEY/,
+    );
+  });
+});

@@ -1,0 +1,275 @@
+import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+/**
+ * Every setting of the service, read from the environment once (product.md §7). This module is
+ * the only reader of `process.env`; a bad value stops start-up with a message naming the variable.
+ */
+
+const hostnamePattern =
+  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+const hostname = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((value) => hostnamePattern.test(value) || isIP(value) !== 0, {
+    error: 'must be a DNS name such as portal.example.org',
+  });
+
+const port = z.coerce
+  .number({ error: 'must be a port number' })
+  .int({ error: 'must be a whole number' })
+  .min(1, { error: 'must be between 1 and 65535' })
+  .max(65535, { error: 'must be between 1 and 65535' });
+
+const positiveInt = (max: number) =>
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int({ error: 'must be a whole number' })
+    .min(1, { error: 'must be at least 1' })
+    .max(max, { error: `must be at most ${max}` });
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const addressList = z
+  .string()
+  .default('')
+  .transform((value, ctx) => {
+    const entries = value
+      .split(/[\s,]+/)
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '');
+    for (const entry of entries) {
+      const [address = '', bits] = entry.split('/');
+      const version = isIP(address);
+      const maxBits = version === 6 ? 128 : 32;
+      const validBits =
+        bits === undefined || (/^\d+$/.test(bits) && Number(bits) >= 0 && Number(bits) <= maxBits);
+      if (version === 0 || !validBits) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${entry}" is not an IP address or CIDR range`,
+        });
+      }
+    }
+    return entries;
+  });
+
+const databaseUrl = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional()
+  .refine((value) => value === undefined || /^postgres(ql)?:\/\/.+/.test(value), {
+    error: 'must be a postgres:// URL (leave it unset for SQLite in the data directory)',
+  });
+
+const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+const environmentSchema = z.object({
+  PORTAL_HOST: hostname.default('portal.localhost'),
+  PORTAL_PORT: port.default(8443),
+  PORTAL_PUBLIC_PORT: port.optional(),
+  PORTAL_LISTEN_ADDRESS: z
+    .string()
+    .trim()
+    .refine((value) => isIP(value) !== 0, { error: 'must be an IP address such as 0.0.0.0' })
+    .optional(),
+  PORTAL_DATA_DIR: z.string().trim().min(1).default('./data'),
+  DATABASE_URL: databaseUrl,
+  PORTAL_DEPLOYMENT: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/, {
+      error: 'must be 1 to 63 letters, digits, "-" or "_", starting with a letter or digit',
+    })
+    .optional(),
+  TAK_HOST: hostname.optional(),
+  TAK_PORT: port.default(8089),
+  PORTAL_IDM_CONSOLE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .optional(),
+  PORTAL_IDM_REALM: optionalText,
+  PORTAL_TRUSTED_PROXIES: addressList,
+  PORTAL_TLS_CERT: optionalText,
+  PORTAL_TLS_KEY: optionalText,
+  PORTAL_CA_PASSPHRASE: optionalText,
+  PORTAL_WEB_DIR: optionalText,
+  PORTAL_CERT_VALIDITY_DAYS: positiveInt(3650).default(365),
+  PORTAL_KEY_ALGORITHM: z.enum(['rsa-2048', 'ecdsa-p256']).default('rsa-2048'),
+  PORTAL_ADMIN_CODE_TTL_HOURS: positiveInt(24 * 30).default(24),
+  PORTAL_EXCHANGE_CODE_TTL_MINUTES: positiveInt(60).default(5),
+  PORTAL_FIRST_ADMIN_TOKEN_MINUTES: positiveInt(24 * 60).default(15),
+  PORTAL_MEMBER_TOKEN_HOURS: positiveInt(24 * 30).default(24),
+  PORTAL_ENROLLMENT_GRACE_DAYS: positiveInt(365).default(7),
+  PORTAL_RATE_LIMIT_FAILURES: positiveInt(100_000).default(10),
+  PORTAL_BODY_LIMIT_BYTES: positiveInt(10 * 1024 * 1024).default(64 * 1024),
+  PORTAL_LOG_LEVEL: logLevel.default('info'),
+});
+
+export type KeyAlgorithm = 'rsa-2048' | 'ecdsa-p256';
+
+export interface Config {
+  /** Public DNS name of the deployment (`{host}`); the mTLS face is `mtls.{host}`. */
+  host: string;
+  mtlsHost: string;
+  /** Port the built-in TLS listener binds. */
+  port: number;
+  /** Port that appears in links people open (differs from `port` behind a port forward). */
+  publicPort: number;
+  listenAddress: string;
+  /** `https://{host}[:{port}]`, the port left out when it is 443. */
+  publicOrigin: string;
+  mtlsOrigin: string;
+  dataDir: string;
+  caDir: string;
+  tlsDir: string;
+  sqliteFile: string;
+  databaseUrl: string | undefined;
+  deployment: string;
+  takHost: string;
+  takPort: number;
+  idmConsoleUrl: string;
+  trustedProxies: string[];
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  caPassphrase: string | undefined;
+  webDir: string;
+  certificateValidityDays: number;
+  keyAlgorithm: KeyAlgorithm;
+  adminCodeTtlMs: number;
+  exchangeCodeTtlMs: number;
+  firstAdminTokenTtlMs: number;
+  memberTokenTtlMs: number;
+  enrollmentGraceMs: number;
+  rateLimitFailuresPerMinute: number;
+  bodyLimitBytes: number;
+  logLevel: z.infer<typeof logLevel>;
+  version: string;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** The built web app, next to this package in the repository (`apps/web/dist`). */
+function defaultWebDir(): string {
+  return fileURLToPath(new URL('../../web/dist', import.meta.url));
+}
+
+function originOf(host: string, port: number): string {
+  return port === 443 ? `https://${host}` : `https://${host}:${port}`;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const variable = issue.path.join('.');
+      return `  ${variable}: ${issue.message}`;
+    })
+    .join('\n');
+}
+
+export interface LoadConfigOptions {
+  /** Directory relative paths are resolved against (the working directory by default). */
+  cwd?: string;
+  version?: string;
+}
+
+/** Validates the environment into settings; throws ConfigError naming every bad variable. */
+export function loadConfig(
+  env: Record<string, string | undefined>,
+  options: LoadConfigOptions = {},
+): Config {
+  const parsed = environmentSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(`Invalid configuration:\n${describeIssues(parsed.error)}`);
+  }
+  const settings = parsed.data;
+  if ((settings.PORTAL_TLS_CERT === undefined) !== (settings.PORTAL_TLS_KEY === undefined)) {
+    throw new ConfigError(
+      'Invalid configuration:\n  PORTAL_TLS_CERT, PORTAL_TLS_KEY: give both files or neither',
+    );
+  }
+  const cwd = options.cwd ?? process.cwd();
+  const host = settings.PORTAL_HOST;
+  const mtlsHost = `mtls.${host}`;
+  const publicPort = settings.PORTAL_PUBLIC_PORT ?? settings.PORTAL_PORT;
+  const deployment = settings.PORTAL_DEPLOYMENT ?? host.split('.')[0] ?? host;
+  const dataDir = path.resolve(cwd, settings.PORTAL_DATA_DIR);
+  const realm = settings.PORTAL_IDM_REALM ?? deployment;
+  // A laptop demo on *.localhost stays on loopback; a real host name is meant to be reached.
+  const listenAddress =
+    settings.PORTAL_LISTEN_ADDRESS ??
+    (host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : '0.0.0.0');
+
+  return {
+    host,
+    mtlsHost,
+    port: settings.PORTAL_PORT,
+    publicPort,
+    listenAddress,
+    publicOrigin: originOf(host, publicPort),
+    mtlsOrigin: originOf(mtlsHost, publicPort),
+    dataDir,
+    caDir: path.join(dataDir, 'ca'),
+    tlsDir: path.join(dataDir, 'tls'),
+    sqliteFile: path.join(dataDir, 'portal.sqlite'),
+    databaseUrl: settings.DATABASE_URL,
+    deployment,
+    takHost: settings.TAK_HOST ?? `tak.${host}`,
+    takPort: settings.TAK_PORT,
+    idmConsoleUrl:
+      settings.PORTAL_IDM_CONSOLE_URL ??
+      `https://${host}:9443/admin/${encodeURIComponent(realm)}/console/`,
+    trustedProxies: settings.PORTAL_TRUSTED_PROXIES,
+    tlsCertFile:
+      settings.PORTAL_TLS_CERT === undefined
+        ? undefined
+        : path.resolve(cwd, settings.PORTAL_TLS_CERT),
+    tlsKeyFile:
+      settings.PORTAL_TLS_KEY === undefined
+        ? undefined
+        : path.resolve(cwd, settings.PORTAL_TLS_KEY),
+    caPassphrase: settings.PORTAL_CA_PASSPHRASE,
+    webDir:
+      settings.PORTAL_WEB_DIR === undefined
+        ? defaultWebDir()
+        : path.resolve(cwd, settings.PORTAL_WEB_DIR),
+    certificateValidityDays: settings.PORTAL_CERT_VALIDITY_DAYS,
+    keyAlgorithm: settings.PORTAL_KEY_ALGORITHM,
+    adminCodeTtlMs: settings.PORTAL_ADMIN_CODE_TTL_HOURS * HOUR,
+    exchangeCodeTtlMs: settings.PORTAL_EXCHANGE_CODE_TTL_MINUTES * MINUTE,
+    firstAdminTokenTtlMs: settings.PORTAL_FIRST_ADMIN_TOKEN_MINUTES * MINUTE,
+    memberTokenTtlMs: settings.PORTAL_MEMBER_TOKEN_HOURS * HOUR,
+    enrollmentGraceMs: settings.PORTAL_ENROLLMENT_GRACE_DAYS * DAY,
+    rateLimitFailuresPerMinute: settings.PORTAL_RATE_LIMIT_FAILURES,
+    bodyLimitBytes: settings.PORTAL_BODY_LIMIT_BYTES,
+    logLevel: settings.PORTAL_LOG_LEVEL,
+    version: options.version ?? '0.0.0',
+  };
+}
+
+/**
+ * Reads `.env` from the working directory (if there is one) into the process environment, then
+ * validates it. Variables already set in the environment win over the file.
+ */
+export function loadConfigFromProcess(version: string): Config {
+  const envFile = path.resolve(process.cwd(), '.env');
+  if (existsSync(envFile)) {
+    process.loadEnvFile(envFile);
+  }
+  return loadConfig(process.env, { version });
+}

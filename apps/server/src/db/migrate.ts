@@ -1,0 +1,92 @@
+import { Migrator, sql } from 'kysely';
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import type { DatabaseHandle } from './connection.js';
+import * as initialSchema from './migrations/0001-initial-schema.js';
+import type { Database } from './schema.js';
+import { advisoryLockKey } from './transaction.js';
+
+// Imported, not globbed from disk, so the compiled dist migrates exactly what was built.
+// Names sort in the order they run.
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '0001-initial-schema': initialSchema,
+};
+
+export class MigrationError extends Error {
+  override name = 'MigrationError';
+}
+
+/**
+ * Brings the schema up to date and returns the names of the migrations that ran (none when it
+ * already was). All pending migrations apply together or not at all, on both engines.
+ * `migrations` is for tests; the service always runs MIGRATIONS.
+ */
+export function migrateToLatest(
+  handle: DatabaseHandle,
+  migrations: Readonly<Record<string, Migration>> = MIGRATIONS,
+): Promise<string[]> {
+  const provider: MigrationProvider = { getMigrations: () => Promise.resolve({ ...migrations }) };
+  // One connection for the lock, the migrations and the unlock.
+  return handle.db
+    .connection()
+    .execute((conn) =>
+      handle.engine === 'postgres'
+        ? migratePostgres(conn, provider)
+        : migrateSqlite(conn, provider),
+    );
+}
+
+/**
+ * Kysely's PostgreSQL adapter already takes its own advisory lock, but only around running the
+ * migrations, after it has created its bookkeeping tables unlocked. This session lock covers the
+ * whole run, so instances starting together simply queue: the first migrates, the rest find
+ * nothing to do.
+ */
+async function migratePostgres(
+  conn: Kysely<Database>,
+  provider: MigrationProvider,
+): Promise<string[]> {
+  const key = advisoryLockKey('migrations');
+  await sql`select pg_advisory_lock(${key}::bigint)`.execute(conn);
+  try {
+    return await runMigrator(conn, provider);
+  } finally {
+    await sql`select pg_advisory_unlock(${key}::bigint)`.execute(conn);
+  }
+}
+
+/**
+ * Kysely runs SQLite migrations outside a transaction (its adapter reports no transactional DDL,
+ * which SQLite in fact has), so a failure could leave half a schema. BEGIN IMMEDIATE makes the
+ * run atomic and also holds off another process migrating the same file.
+ */
+async function migrateSqlite(
+  conn: Kysely<Database>,
+  provider: MigrationProvider,
+): Promise<string[]> {
+  await sql`begin immediate`.execute(conn);
+  try {
+    const ran = await runMigrator(conn, provider);
+    await sql`commit`.execute(conn);
+    return ran;
+  } catch (error) {
+    // SQLite has already rolled back after some errors; the migration error is the one to report.
+    await sql`rollback`.execute(conn).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function runMigrator(conn: Kysely<Database>, provider: MigrationProvider): Promise<string[]> {
+  const migrator = new Migrator({ db: conn, provider });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results.find((result) => result.status === 'Error')?.migrationName;
+    const reason = error instanceof Error ? error.message : JSON.stringify(error);
+    throw new MigrationError(
+      failed === undefined
+        ? `Database migration failed: ${reason}`
+        : `Database migration "${failed}" failed, nothing was applied: ${reason}`,
+      { cause: error },
+    );
+  }
+  return results.filter((result) => result.status === 'Success').map((r) => r.migrationName);
+}

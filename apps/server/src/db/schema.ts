@@ -1,0 +1,115 @@
+import type { ColumnType } from 'kysely';
+
+// Times are epoch milliseconds in bigint columns (the pg pool parses int8 as a JS number), so the
+// same migrations and queries work on SQLite and PostgreSQL. There are no boolean columns: a
+// nullable time (`revoked_at`, `deactivated_at`) says both whether and when.
+
+/** A column with a database default: optional on insert. */
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
+/** A column that is written once and never updated. */
+type Immutable<T> = ColumnType<T, T, never>;
+
+export type MemberStatus = 'pending' | 'active' | 'rejected' | 'revoked';
+export type Role = 'admin';
+/** 0 pending, 1 approved, 2 rejected: the numbers the API shows in `enrollment/list`. */
+export type EnrollmentState = 0 | 1 | 2;
+export type LoginCodeKind = 'admin' | 'exchange';
+export type CertificatePurpose = 'member' | 'tak' | 'server';
+export type AuditOutcome = 'success' | 'failure';
+
+/** Everyone who holds a callsign, in any state: a callsign is never reused. */
+export interface MembersTable {
+  /** As the member typed it; unique case-insensitively (index on lower(callsign)). */
+  callsign: Immutable<string>;
+  status: MemberStatus;
+  /** The invite code the member enrolled with; null for admins made by add-admin. */
+  invite_code: Immutable<string | null>;
+  created_at: Immutable<number>;
+  updated_at: number;
+  revoked_at: number | null;
+}
+
+export interface MemberRolesTable {
+  callsign: Immutable<string>;
+  role: Immutable<Role>;
+}
+
+/** One per enrollee (callsign is the key), kept after the decision. */
+export interface EnrollmentsTable {
+  callsign: Immutable<string>;
+  invite_code: Immutable<string>;
+  approval_code: Immutable<string>;
+  state: EnrollmentState;
+  created_at: Immutable<number>;
+  decided_at: number | null;
+  /** Callsign of the admin who accepted or locked it. */
+  decided_by: string | null;
+  lock_reason: string | null;
+}
+
+export interface InviteCodesTable {
+  code: Immutable<string>;
+  created_at: Immutable<number>;
+  owner_callsign: Immutable<string | null>;
+  label: string | null;
+  expires_at: number | null;
+  max_uses: number | null;
+  use_count: Defaulted<number>;
+  deactivated_at: number | null;
+  deleted_at: number | null;
+}
+
+/** Admin and exchange codes, stored only as a hash. */
+export interface LoginCodesTable {
+  code_hash: Immutable<string>;
+  kind: Immutable<LoginCodeKind>;
+  /** The member an exchange code signs in; null for admin codes. */
+  subject_callsign: Immutable<string | null>;
+  created_at: Immutable<number>;
+  expires_at: Immutable<number>;
+  used_at: number | null;
+}
+
+export interface IssuedCertificatesTable {
+  /** Hex serial number as written in the certificate. */
+  serial: Immutable<string>;
+  /** The certificate's CN: the member's callsign, or the server name for `server` ones. */
+  callsign: Immutable<string>;
+  purpose: Immutable<CertificatePurpose>;
+  not_before: Immutable<number>;
+  not_after: Immutable<number>;
+  issued_at: Immutable<number>;
+  revoked_at: number | null;
+  revocation_reason: string | null;
+}
+
+/** JWT ids that have been spent (single-use tokens), kept until the token expires. */
+export interface UsedTokensTable {
+  jti: Immutable<string>;
+  used_at: Immutable<number>;
+  expires_at: Immutable<number>;
+}
+
+export interface AuditEventsTable {
+  /** Time-ordered UUIDv7 made by the application. */
+  id: Immutable<string>;
+  occurred_at: Immutable<number>;
+  actor: Immutable<string | null>;
+  action: Immutable<string>;
+  target: Immutable<string | null>;
+  outcome: Immutable<AuditOutcome>;
+  client_address: Immutable<string | null>;
+  /** JSON text. */
+  detail: Immutable<string | null>;
+}
+
+export interface Database {
+  members: MembersTable;
+  member_roles: MemberRolesTable;
+  enrollments: EnrollmentsTable;
+  invite_codes: InviteCodesTable;
+  login_codes: LoginCodesTable;
+  issued_certificates: IssuedCertificatesTable;
+  used_tokens: UsedTokensTable;
+  audit_events: AuditEventsTable;
+}

@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import { PostgresAdapter, sql } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from './schema.js';
+
+/** Where a repository runs its SQL: the database, or a caller's open transaction. */
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+/**
+ * Runs `work` in the caller's transaction when `executor` is one, else in a new transaction, so a
+ * repository function of several statements is atomic either way.
+ */
+export function inTransaction<T>(
+  executor: Executor,
+  work: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  if (executor.isTransaction) {
+    return work(executor as Transaction<Database>);
+  }
+  return executor.transaction().execute(work);
+}
+
+/**
+ * Serialises transactions that take the lock of the same `name` until they end: for rules that
+ * read several rows and then write (e.g. "at least one admin remains"), which READ COMMITTED on
+ * PostgreSQL would otherwise let two transactions break together.
+ *
+ * PostgreSQL: a transaction-level advisory lock. SQLite needs nothing: the single connection
+ * runs one transaction at a time in a process, and across processes a write transaction whose
+ * snapshot went stale fails with SQLITE_BUSY instead of committing.
+ */
+export async function lockForTransaction(trx: Transaction<Database>, name: string): Promise<void> {
+  if (!isPostgres(trx)) {
+    return;
+  }
+  await sql`select pg_advisory_xact_lock(${advisoryLockKey(name)}::bigint)`.execute(trx);
+}
+
+/** A stable signed 64-bit key for `pg_advisory_*lock`, as a decimal string. */
+export function advisoryLockKey(name: string): string {
+  return createHash('sha256')
+    .update(`callsign-portal:${name}`)
+    .digest()
+    .readBigInt64BE(0)
+    .toString();
+}
+
+function isPostgres(executor: Executor): boolean {
+  return executor.getExecutor().adapter instanceof PostgresAdapter;
+}

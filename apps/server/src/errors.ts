@@ -1,0 +1,69 @@
+import type { ValidationIssue } from '@callsign/contract';
+
+/**
+ * Errors with the HTTP status they answer with. Services throw these; the one error handler in
+ * `app.ts` turns them into `{"detail": ...}`. Anything else is a server fault (500, no detail).
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = new.target.name;
+  }
+}
+
+export class BadRequestError extends HttpError {
+  constructor(detail: string) {
+    super(400, detail);
+  }
+}
+
+export class ForbiddenError extends HttpError {
+  constructor(detail = 'Forbidden') {
+    super(403, detail);
+  }
+}
+
+export class NotFoundError extends HttpError {
+  constructor(detail = 'Not found') {
+    super(404, detail);
+  }
+}
+
+export class ConflictError extends HttpError {
+  constructor(detail: string) {
+    super(409, detail);
+  }
+}
+
+export class UnsupportedMediaTypeError extends HttpError {
+  constructor(detail: string) {
+    super(415, detail);
+  }
+}
+
+export class TooManyRequestsError extends HttpError {
+  constructor(retryAfterSeconds: number) {
+    super(429, 'Too many attempts; try again later', {
+      'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))),
+    });
+  }
+}
+
+export class ServiceUnavailableError extends HttpError {
+  constructor(detail: string) {
+    super(503, detail);
+  }
+}
+
+/** Malformed input: 422 with a list of issues, as FastAPI-style clients expect. */
+export class UnprocessableEntityError extends Error {
+  readonly statusCode = 422;
+  constructor(readonly issues: ValidationIssue[]) {
+    super('Unprocessable entity');
+    this.name = 'UnprocessableEntityError';
+  }
+}

@@ -1,0 +1,34 @@
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
+import { redactUrl } from './redact.js';
+
+/**
+ * JSON lines with a request id, route, status and latency, and never a code, token or key:
+ * URLs are redacted and the headers that carry credentials are left out entirely.
+ */
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', '*.jwt', '*.code', '*.token'],
+      censor: '[redacted]',
+    },
+  };
+}
+
+export function registerRequestLogging(app: FastifyInstance): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const log: FastifyBaseLogger = request.log;
+    log.info(
+      {
+        method: request.method,
+        url: redactUrl(request.url),
+        route: request.routeOptions.url,
+        face: request.face,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        client: request.ip,
+      },
+      'request',
+    );
+  });
+}

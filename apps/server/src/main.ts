@@ -1,0 +1,92 @@
+// @peculiar/x509 needs decorator metadata before anything imports it.
+import 'reflect-metadata';
+import { ConfigError, loadConfigFromProcess, type Config } from './config.js';
+import type { Portal } from './context.js';
+import { adminLoginLink, createAdminCode, hasActiveAdmin } from './modules/firstuser/admin-code.js';
+import { startPortal } from './server.js';
+import { readVersion } from './version.js';
+
+/** While no admin exists, every start prints a fresh admin code and its ready login link. */
+async function announceFirstAdmin(portal: Portal): Promise<void> {
+  const { config } = portal;
+  if (await hasActiveAdmin(portal.database.db)) return;
+  const { code, expiresAt } = await createAdminCode(portal.database.db, {
+    ttlMs: config.adminCodeTtlMs,
+    actor: 'first-start',
+  });
+  const lines = [
+    '',
+    '  No administrator yet. Open this link to become the first one:',
+    '',
+    `    ${adminLoginLink(config.publicOrigin, code)}`,
+    '',
+    `  Admin code ${code} works once, until ${expiresAt.toISOString()}.`,
+    '  A new one: npm run --silent portal -- admin-code',
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function describeFaces(config: Config): string {
+  return [
+    `  Portal:      ${config.publicOrigin}/`,
+    `  mTLS face:   ${config.mtlsOrigin}/`,
+    `  Listening:   ${config.listenAddress}:${config.port}`,
+    `  Data:        ${config.dataDir} (${config.databaseUrl === undefined ? 'SQLite' : 'PostgreSQL'})`,
+    `  CA chain:    ${config.publicOrigin}/ca/ca.pem`,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfigFromProcess(readVersion());
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  const running = await startPortal(config);
+  const { app, portal } = running;
+  app.log.info(
+    {
+      host: config.host,
+      port: config.port,
+      address: config.listenAddress,
+      version: config.version,
+    },
+    'portal listening',
+  );
+  process.stdout.write(`\nCallsign Portal ${config.version}\n${describeFaces(config)}\n`);
+  await announceFirstAdmin(portal);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    void (async () => {
+      await running.close();
+      process.exit(0);
+    })().catch((error: unknown) => {
+      app.log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    });
+  };
+  process.once('SIGTERM', () => {
+    stop('SIGTERM');
+  });
+  process.once('SIGINT', () => {
+    stop('SIGINT');
+  });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `Callsign Portal failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

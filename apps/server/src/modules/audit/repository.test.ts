@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../db/connection.js';
+import { testEngines } from '../../db/test-engines.testing.js';
+import type { ScratchDatabase } from '../../db/test-engines.testing.js';
+import { appendAuditEvent, listRecentAuditEvents } from './repository.js';
+
+const T = 1_767_225_600_000;
+
+describe.each(testEngines())('audit repository on $name', (engine) => {
+  let scratch: ScratchDatabase;
+  let handle: DatabaseHandle;
+
+  beforeAll(async () => {
+    scratch = await engine.createScratchDatabase();
+    handle = await scratch.openMigrated();
+  });
+  afterAll(() => scratch.drop());
+
+  it('appends events and lists the latest first, detail round-tripping as JSON', async () => {
+    const first = await appendAuditEvent(handle.db, {
+      at: T,
+      actor: null,
+      action: 'sign-in',
+      target: null,
+      outcome: 'failure',
+      clientAddress: '192.0.2.7',
+    });
+    const ids = [first];
+    for (let i = 0; i < 5; i += 1) {
+      ids.push(
+        await appendAuditEvent(handle.db, {
+          at: T + 10,
+          actor: 'Alpha',
+          action: 'people.revoke',
+          target: `Target${i}`,
+          outcome: 'success',
+          clientAddress: '2001:db8::1',
+          detail: { serials: ['0a', '0b'], index: i },
+        }),
+      );
+    }
+
+    const recent = await listRecentAuditEvents(handle.db, 3);
+
+    expect(recent.map((event) => event.id)).toEqual(ids.slice(-3).reverse());
+    expect(recent[0]).toEqual({
+      id: ids[5],
+      at: T + 10,
+      actor: 'Alpha',
+      action: 'people.revoke',
+      target: 'Target4',
+      outcome: 'success',
+      clientAddress: '2001:db8::1',
+      detail: { serials: ['0a', '0b'], index: 4 },
+    });
+    const all = await listRecentAuditEvents(handle.db);
+    expect(all.at(-1)).toMatchObject({ id: first, actor: null, detail: null, outcome: 'failure' });
+  });
+});

@@ -1,0 +1,105 @@
+import type { FastifyRequest } from 'fastify';
+import type { AuthType } from '@callsign/contract';
+import { ForbiddenError } from '../../errors.js';
+import type { TokenClaims, TokenService } from './token-service.js';
+
+/**
+ * Who is asking (product.md §2): on the mTLS face the verified client certificate, on the public
+ * face a valid bearer JWT. Nothing else identifies a request.
+ */
+export type Identity =
+  | { type: Extract<AuthType, 'mtls'>; userid: string; payload: CertificatePayload }
+  | { type: Extract<AuthType, 'jwt'>; userid: string | null; payload: TokenClaims };
+
+export interface CertificatePayload {
+  [claim: string]: unknown;
+  sub: string;
+  serial: string;
+  not_after: string;
+}
+
+export interface MemberRecord {
+  callsign: string;
+  status: 'pending' | 'active' | 'rejected' | 'revoked';
+  roles: string[];
+}
+
+export type MemberLookup = (callsign: string) => Promise<MemberRecord | undefined>;
+
+const BEARER = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i;
+
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header === undefined) return undefined;
+  return BEARER.exec(header)?.[1];
+}
+
+export async function resolveIdentity(
+  request: FastifyRequest,
+  tokens: TokenService,
+): Promise<Identity | undefined> {
+  if (request.face === 'mtls') {
+    const certificate = request.clientCertificate;
+    if (certificate?.status !== 'verified') return undefined;
+    return {
+      type: 'mtls',
+      userid: certificate.callsign,
+      payload: {
+        sub: certificate.callsign,
+        serial: certificate.serial,
+        not_after: certificate.notAfter.toISOString(),
+      },
+    };
+  }
+  const jwt = bearerToken(request);
+  if (jwt === undefined) return undefined;
+  const claims = await tokens.verify(jwt);
+  if (claims === undefined) return undefined;
+  return { type: 'jwt', userid: claims.sub ?? null, payload: claims };
+}
+
+export interface ValidUser {
+  identity: Identity;
+  member: MemberRecord;
+}
+
+/** A valid user is a member who exists and is not revoked; a pending enrollee is not one. */
+export async function resolveValidUser(
+  identity: Identity | undefined,
+  members: MemberLookup,
+): Promise<ValidUser | undefined> {
+  if (identity?.userid == null) return undefined;
+  const member = await members(identity.userid);
+  if (member?.status !== 'active') return undefined;
+  return { identity, member };
+}
+
+export function isAdmin(user: ValidUser): boolean {
+  return user.member.roles.includes('admin');
+}
+
+/** Guards for routes: each throws the 403 of product.md §4 when the caller falls short. */
+export class Authenticator {
+  constructor(
+    private readonly tokens: TokenService,
+    private readonly members: MemberLookup,
+  ) {}
+
+  async any(request: FastifyRequest): Promise<Identity> {
+    const identity = await resolveIdentity(request, this.tokens);
+    if (identity === undefined) throw new ForbiddenError('Not authenticated');
+    return identity;
+  }
+
+  async validUser(request: FastifyRequest): Promise<ValidUser> {
+    const user = await resolveValidUser(await this.any(request), this.members);
+    if (user === undefined) throw new ForbiddenError('Not a valid user');
+    return user;
+  }
+
+  async admin(request: FastifyRequest): Promise<ValidUser> {
+    const user = await this.validUser(request);
+    if (!isAdmin(user)) throw new ForbiddenError('Not an admin');
+    return user;
+  }
+}

@@ -1,0 +1,83 @@
+import type { Selectable } from 'kysely';
+import type { LoginCodeKind, LoginCodesTable } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
+
+// Codes are stored and looked up only by the hash the caller computes; never the code itself.
+
+export interface LoginCode {
+  codeHash: string;
+  kind: LoginCodeKind;
+  subjectCallsign: string | null;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+export interface NewLoginCode {
+  codeHash: string;
+  kind: LoginCodeKind;
+  subjectCallsign: string | null;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export async function insertLoginCode(executor: Executor, code: NewLoginCode): Promise<void> {
+  await executor
+    .insertInto('login_codes')
+    .values({
+      code_hash: code.codeHash,
+      kind: code.kind,
+      subject_callsign: code.subjectCallsign,
+      created_at: code.createdAt,
+      expires_at: code.expiresAt,
+    })
+    .execute();
+}
+
+/**
+ * Marks the code used and returns it, only if it exists, is unused and has not expired at `now`.
+ * One conditional UPDATE: of any number of parallel attempts exactly one gets the row, the rest
+ * get undefined.
+ */
+export async function consumeLoginCode(
+  executor: Executor,
+  codeHash: string,
+  now: number,
+): Promise<LoginCode | undefined> {
+  const row = await executor
+    .updateTable('login_codes')
+    .set({ used_at: now })
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+  return row && toLoginCode(row);
+}
+
+/** True for a code that exists, is unused and has not expired at `now`. */
+export async function isLoginCodeUsable(
+  executor: Executor,
+  codeHash: string,
+  now: number,
+): Promise<boolean> {
+  const row = await executor
+    .selectFrom('login_codes')
+    .select('code_hash')
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+function toLoginCode(row: Selectable<LoginCodesTable>): LoginCode {
+  return {
+    codeHash: row.code_hash,
+    kind: row.kind,
+    subjectCallsign: row.subject_callsign,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    usedAt: row.used_at,
+  };
+}

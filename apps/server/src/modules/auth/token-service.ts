@@ -1,0 +1,113 @@
+import { createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
+import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  errors as joseErrors,
+  exportPKCS8,
+  generateKeyPair,
+  importPKCS8,
+  jwtVerify,
+  SignJWT,
+} from 'jose';
+import type { CryptoKey, JWTPayload } from 'jose';
+import { tokenScopeSchema, type TokenScope } from '@callsign/contract';
+
+/**
+ * The portal's JWTs (product.md §2): ES256, signed with a key made at first start and kept with
+ * the CA material. Claims: `sub` (callsign; absent for the first-admin session), `scope`, `jti`,
+ * `iat`, `exp`.
+ */
+
+export const JWT_KEY_FILE = 'jwt-es256-key.pem';
+const ALGORITHM = 'ES256';
+const ISSUER = 'callsign-portal';
+
+export interface TokenClaims extends JWTPayload {
+  scope: TokenScope;
+  jti: string;
+  iat: number;
+  exp: number;
+  sub?: string;
+}
+
+export interface IssueTokenInput {
+  scope: TokenScope;
+  subject?: string;
+  /** Lifetime; the token expires this long after now. */
+  ttlMs: number;
+}
+
+export interface IssuedToken {
+  jwt: string;
+  claims: TokenClaims;
+}
+
+async function loadOrCreateKey(dir: string): Promise<{
+  privateKey: CryptoKey;
+  publicKey: KeyObject;
+}> {
+  const file = path.join(dir, JWT_KEY_FILE);
+  let pem: string;
+  try {
+    pem = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
+    pem = await exportPKCS8(privateKey);
+    const temporary = `${file}.${process.pid}.tmp`;
+    await writeFile(temporary, pem, { mode: 0o600, flag: 'wx' });
+    await rename(temporary, file);
+  }
+  await chmod(file, 0o600);
+  const privateKey = await importPKCS8(pem, ALGORITHM, { extractable: true });
+  return { privateKey, publicKey: createPublicKey(pem) };
+}
+
+export class TokenService {
+  private constructor(
+    private readonly privateKey: CryptoKey,
+    private readonly publicKey: KeyObject,
+    private readonly now: () => Date,
+  ) {}
+
+  static async open(dir: string, now: () => Date = () => new Date()): Promise<TokenService> {
+    const { privateKey, publicKey } = await loadOrCreateKey(dir);
+    return new TokenService(privateKey, publicKey, now);
+  }
+
+  async issue(input: IssueTokenInput): Promise<IssuedToken> {
+    const iat = Math.floor(this.now().getTime() / 1000);
+    const exp = iat + Math.max(1, Math.floor(input.ttlMs / 1000));
+    const jti = randomUUID();
+    const builder = new SignJWT({ scope: input.scope })
+      .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+      .setIssuer(ISSUER)
+      .setJti(jti)
+      .setIssuedAt(iat)
+      .setExpirationTime(exp);
+    if (input.subject !== undefined) builder.setSubject(input.subject);
+    const jwt = await builder.sign(this.privateKey);
+    const claims: TokenClaims = { iss: ISSUER, scope: input.scope, jti, iat, exp };
+    if (input.subject !== undefined) claims.sub = input.subject;
+    return { jwt, claims };
+  }
+
+  /** The claims of a token this portal signed and that has not expired; otherwise undefined. */
+  async verify(jwt: string): Promise<TokenClaims | undefined> {
+    try {
+      const { payload } = await jwtVerify(jwt, this.publicKey, {
+        algorithms: [ALGORITHM],
+        issuer: ISSUER,
+        currentDate: this.now(),
+        requiredClaims: ['jti', 'iat', 'exp'],
+      });
+      const scope = tokenScopeSchema.safeParse(payload.scope);
+      if (!scope.success || typeof payload.jti !== 'string') return undefined;
+      if (payload.sub !== undefined && typeof payload.sub !== 'string') return undefined;
+      return payload as TokenClaims;
+    } catch (error) {
+      if (error instanceof joseErrors.JOSEError) return undefined;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,138 @@
+import type { NotNull, Selectable } from 'kysely';
+import type { CertificatePurpose, IssuedCertificatesTable } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
+
+export interface IssuedCertificate {
+  serial: string;
+  /** The CN: a member's callsign, or the server name for `server` certificates. */
+  callsign: string;
+  purpose: CertificatePurpose;
+  notBefore: number;
+  notAfter: number;
+  issuedAt: number;
+  revokedAt: number | null;
+  revocationReason: string | null;
+}
+
+export interface RevokedCertificate {
+  serial: string;
+  revokedAt: number;
+  reason: string | null;
+}
+
+/** Changes whenever a certificate is revoked; equal stamps mean an unchanged revocation list. */
+export interface RevocationStamp {
+  revokedCount: number;
+  lastRevokedAt: number | null;
+}
+
+export type NewCertificate = Omit<IssuedCertificate, 'revokedAt' | 'revocationReason'>;
+
+export async function recordIssuedCertificate(
+  executor: Executor,
+  certificate: NewCertificate,
+): Promise<void> {
+  await executor
+    .insertInto('issued_certificates')
+    .values({
+      serial: certificate.serial,
+      callsign: certificate.callsign,
+      purpose: certificate.purpose,
+      not_before: certificate.notBefore,
+      not_after: certificate.notAfter,
+      issued_at: certificate.issuedAt,
+    })
+    .execute();
+}
+
+export async function findCertificateBySerial(
+  executor: Executor,
+  serial: string,
+): Promise<IssuedCertificate | undefined> {
+  const row = await executor
+    .selectFrom('issued_certificates')
+    .selectAll()
+    .where('serial', '=', serial)
+    .executeTakeFirst();
+  return row && toCertificate(row);
+}
+
+/** Revokes one certificate; false when it is unknown or was already revoked. */
+export async function revokeCertificate(
+  executor: Executor,
+  serial: string,
+  revocation: { at: number; reason: string | null },
+): Promise<boolean> {
+  const result = await executor
+    .updateTable('issued_certificates')
+    .set({ revoked_at: revocation.at, revocation_reason: revocation.reason })
+    .where('serial', '=', serial)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Revokes every unrevoked certificate of `callsign` (any case); returns their serials. */
+export async function revokeCertificatesOf(
+  executor: Executor,
+  callsign: string,
+  revocation: { at: number; reason: string | null },
+): Promise<string[]> {
+  const rows = await executor
+    .updateTable('issued_certificates')
+    .set({ revoked_at: revocation.at, revocation_reason: revocation.reason })
+    .where((eb) => eb(eb.fn('lower', ['callsign']), '=', eb.fn('lower', [eb.val(callsign)])))
+    .where('revoked_at', 'is', null)
+    .returning('serial')
+    .execute();
+  return rows.map((row) => row.serial).sort();
+}
+
+/** Every revoked certificate, oldest revocation first: the entries of the CRL. */
+export async function listRevokedCertificates(executor: Executor): Promise<RevokedCertificate[]> {
+  const rows = await executor
+    .selectFrom('issued_certificates')
+    .select(['serial', 'revoked_at', 'revocation_reason'])
+    .where('revoked_at', 'is not', null)
+    .$narrowType<{ revoked_at: NotNull }>()
+    .orderBy('revoked_at')
+    .orderBy('serial')
+    .execute();
+  return rows.map((row) => ({
+    serial: row.serial,
+    revokedAt: row.revoked_at,
+    reason: row.revocation_reason,
+  }));
+}
+
+/**
+ * Cheap to ask every second: revocations are never undone, so the count only grows and the
+ * stamp changes with every revocation, on whichever instance it happened.
+ */
+export async function revocationStamp(executor: Executor): Promise<RevocationStamp> {
+  const row = await executor
+    .selectFrom('issued_certificates')
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('revoked_count'),
+      eb.fn.max('revoked_at').as('last_revoked_at'),
+    ])
+    .where('revoked_at', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return {
+    revokedCount: Number(row.revoked_count),
+    lastRevokedAt: row.last_revoked_at,
+  };
+}
+
+function toCertificate(row: Selectable<IssuedCertificatesTable>): IssuedCertificate {
+  return {
+    serial: row.serial,
+    callsign: row.callsign,
+    purpose: row.purpose,
+    notBefore: row.not_before,
+    notAfter: row.not_after,
+    issuedAt: row.issued_at,
+    revokedAt: row.revoked_at,
+    revocationReason: row.revocation_reason,
+  };
+}

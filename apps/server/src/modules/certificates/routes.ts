@@ -1,0 +1,47 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { UnsupportedMediaTypeError } from '../../errors.js';
+import { caPaths } from '@callsign/contract';
+import type { CertificateService } from './service.js';
+
+function sendOcsp(reply: FastifyReply, response: Buffer): FastifyReply {
+  return reply.type('application/ocsp-response').header('cache-control', 'no-cache').send(response);
+}
+
+/** The CA's public endpoints, on both faces and without identity (product.md §1, §5). */
+export function registerCaRoutes(app: FastifyInstance, certificates: CertificateService): void {
+  app.get(caPaths.chain, async (_request, reply) => {
+    return reply
+      .type('application/x-pem-file')
+      .header('cache-control', 'public, max-age=3600')
+      .send(certificates.chainPem);
+  });
+
+  app.get(caPaths.crlPem, async (_request, reply) => {
+    const crl = await certificates.currentCrl();
+    return reply.type('application/x-pem-file').header('cache-control', 'no-cache').send(crl.pem);
+  });
+
+  // OCSP (RFC 6960 appendix A): a DER request POSTed, or base64 in the path of a GET.
+  app.addContentTypeParser(
+    'application/ocsp-request',
+    { parseAs: 'buffer', bodyLimit: 16 * 1024 },
+    (_request, body, done) => {
+      done(null, body);
+    },
+  );
+  app.post(caPaths.ocsp, async (request, reply) => {
+    if (!Buffer.isBuffer(request.body)) {
+      throw new UnsupportedMediaTypeError('Send the request as application/ocsp-request');
+    }
+    return sendOcsp(reply, await certificates.respondOcsp(request.body));
+  });
+  app.get(`${caPaths.ocsp}/*`, async (request, reply) => {
+    const encoded = decodeURIComponent((request.params as { '*': string })['*']);
+    return sendOcsp(reply, await certificates.respondOcsp(Buffer.from(encoded, 'base64')));
+  });
+
+  app.get(caPaths.crlDer, async (_request, reply) => {
+    const crl = await certificates.currentCrl();
+    return reply.type('application/pkix-crl').header('cache-control', 'no-cache').send(crl.der);
+  });
+}

@@ -1,0 +1,152 @@
+import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority.js';
+import type { OcspLookup } from '../../ca/ocsp.js';
+import type { KeyAlgorithm } from '../../config.js';
+import type { Database } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
+import type { Kysely } from 'kysely';
+import type { CertificateLookup } from '../../tls/client-certificate.js';
+import {
+  findCertificateBySerial,
+  listRevokedCertificates,
+  recordIssuedCertificate,
+  revocationStamp,
+  revokeCertificatesOf,
+  type RevocationStamp,
+} from './repository.js';
+
+export interface CertificatePolicy {
+  validityDays: number;
+  keyAlgorithm: KeyAlgorithm;
+}
+
+export interface Crl {
+  pem: string;
+  der: Buffer;
+}
+
+const CRL_LIFETIME_MS = 24 * 60 * 60 * 1000;
+/** A CRL older than this is re-signed even without revocations, well before it lapses. */
+const CRL_REFRESH_MS = 12 * 60 * 60 * 1000;
+
+function sameStamp(a: RevocationStamp, b: RevocationStamp): boolean {
+  return a.revokedCount === b.revokedCount && a.lastRevokedAt === b.lastRevokedAt;
+}
+
+/**
+ * Issues member certificates and keeps the record of every one (product.md §5), revokes them,
+ * and keeps the published CRL in step with the record, whichever process revoked.
+ */
+export class CertificateService {
+  private crl: { stamp: RevocationStamp; signedAt: number; value: Crl } | undefined;
+  private crlInFlight: Promise<Crl> | undefined;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly ca: CertificateAuthority,
+    private readonly policy: CertificatePolicy,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  get chainPem(): string {
+    return this.ca.chainPem;
+  }
+
+  /**
+   * Mints a fresh key pair and certificate for `callsign` and records it. The private key is
+   * returned to the caller to package and is never stored.
+   */
+  async issueMemberCertificate(
+    callsign: string,
+    purpose: 'member' | 'tak' = 'member',
+  ): Promise<IssuedCertificate> {
+    const issued = await this.ca.issueMemberCertificate({
+      callsign,
+      validityDays: this.policy.validityDays,
+      keyAlgorithm: this.policy.keyAlgorithm,
+    });
+    await recordIssuedCertificate(this.db, {
+      serial: issued.serial,
+      callsign,
+      purpose,
+      notBefore: issued.notBefore.getTime(),
+      notAfter: issued.notAfter.getTime(),
+      issuedAt: this.now().getTime(),
+    });
+    return issued;
+  }
+
+  /** Issues and records a TLS server certificate (for this portal, a TAK server or a proxy). */
+  async issueServerCertificate(dnsNames: string[]): Promise<IssuedCertificate> {
+    const issued = await this.ca.issueServerCertificate({ dnsNames });
+    await recordIssuedCertificate(this.db, {
+      serial: issued.serial,
+      callsign: dnsNames[0] ?? '',
+      purpose: 'server',
+      notBefore: issued.notBefore.getTime(),
+      notAfter: issued.notAfter.getTime(),
+      issuedAt: this.now().getTime(),
+    });
+    return issued;
+  }
+
+  /** For the mTLS face: what the record says about a presented certificate. */
+  readonly lookup: CertificateLookup = async (serial) => {
+    const found = await findCertificateBySerial(this.db, serial);
+    return found && { callsign: found.callsign, revokedAt: found.revokedAt };
+  };
+
+  /** For the OCSP responder: good, revoked (and when), or unknown to this CA's record. */
+  readonly ocspStatus: OcspLookup = async (serial) => {
+    const found = await findCertificateBySerial(this.db, serial);
+    if (found === undefined) return { status: 'unknown' };
+    if (found.revokedAt === null) return { status: 'good' };
+    return { status: 'revoked', revokedAt: new Date(found.revokedAt) };
+  };
+
+  /** Answers a DER-encoded OCSP request with a response signed by the issuing CA. */
+  async respondOcsp(requestDer: Buffer): Promise<Buffer> {
+    return this.ca.respondOcsp(requestDer, this.ocspStatus);
+  }
+
+  /** Revokes every certificate of `callsign` inside the caller's transaction. */
+  async revokeAllOf(executor: Executor, callsign: string, reason: string): Promise<string[]> {
+    return revokeCertificatesOf(executor, callsign, { at: this.now().getTime(), reason });
+  }
+
+  /**
+   * The current CRL. Re-signed when the record of revocations changed since the last one (on
+   * this or any other instance, or by the CLI) or when it is half way to its next update.
+   */
+  async currentCrl(): Promise<Crl> {
+    const stamp = await revocationStamp(this.db);
+    const cached = this.crl;
+    if (
+      cached !== undefined &&
+      sameStamp(cached.stamp, stamp) &&
+      this.now().getTime() - cached.signedAt < CRL_REFRESH_MS
+    ) {
+      return cached.value;
+    }
+    this.crlInFlight ??= this.signCrl(stamp).finally(() => {
+      this.crlInFlight = undefined;
+    });
+    return this.crlInFlight;
+  }
+
+  private async signCrl(stamp: RevocationStamp): Promise<Crl> {
+    const revoked = await listRevokedCertificates(this.db);
+    const thisUpdate = this.now();
+    const value = await this.ca.createCrl({
+      revoked: revoked.map((entry) => ({
+        serial: entry.serial,
+        revokedAt: new Date(entry.revokedAt),
+      })),
+      // Monotonic across restarts and instances without shared state: the signing time.
+      crlNumber: BigInt(thisUpdate.getTime()),
+      thisUpdate,
+      nextUpdate: new Date(thisUpdate.getTime() + CRL_LIFETIME_MS),
+    });
+    this.crl = { stamp, signedAt: thisUpdate.getTime(), value };
+    return value;
+  }
+}

@@ -1,0 +1,52 @@
+import { CODE_LENGTH } from '@callsign/contract';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { appendAuditEvent } from '../audit/repository.js';
+import { generateCode, hashCode } from '../auth/codes.js';
+import { insertLoginCode } from '../auth/login-code-repository.js';
+import { countActiveAdmins } from '../people/repository.js';
+
+export interface AdminCodeOptions {
+  ttlMs: number;
+  /** Who asked for it, for the audit log (`first-start` or `cli`). */
+  actor: string;
+  now?: Date;
+}
+
+/** Makes a single-use admin code (product.md §3); only its hash is kept. */
+export async function createAdminCode(
+  db: Kysely<Database>,
+  options: AdminCodeOptions,
+): Promise<{ code: string; expiresAt: Date }> {
+  const code = generateCode(CODE_LENGTH.admin);
+  const now = (options.now ?? new Date()).getTime();
+  const expiresAt = now + options.ttlMs;
+  await db.transaction().execute(async (trx) => {
+    await insertLoginCode(trx, {
+      codeHash: hashCode(code),
+      kind: 'admin',
+      subjectCallsign: null,
+      createdAt: now,
+      expiresAt,
+    });
+    await appendAuditEvent(trx, {
+      at: now,
+      actor: options.actor,
+      action: 'admin-code.create',
+      target: null,
+      outcome: 'success',
+      clientAddress: null,
+      detail: { expiresAt: new Date(expiresAt).toISOString() },
+    });
+  });
+  return { code, expiresAt: new Date(expiresAt) };
+}
+
+export async function hasActiveAdmin(db: Kysely<Database>): Promise<boolean> {
+  return (await countActiveAdmins(db)) > 0;
+}
+
+/** The link the first administrator opens: the login page with the code filled in. */
+export function adminLoginLink(publicOrigin: string, code: string): string {
+  return `${publicOrigin}/login?code=${encodeURIComponent(code)}`;
+}

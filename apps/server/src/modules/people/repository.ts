@@ -1,0 +1,198 @@
+import { sql } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
+import type { Database, MembersTable, MemberStatus, Role } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import type { Executor } from '../../db/transaction.js';
+
+export interface Member {
+  /** As the member typed it. */
+  callsign: string;
+  status: MemberStatus;
+  inviteCode: string | null;
+  createdAt: number;
+  updatedAt: number;
+  revokedAt: number | null;
+  roles: Role[];
+}
+
+export interface NewMember {
+  callsign: string;
+  status: MemberStatus;
+  inviteCode: string | null;
+  roles: readonly Role[];
+  at: number;
+}
+
+// Every lookup by callsign is case-insensitive and matches the unique index on lower(callsign).
+function sameCallsign(callsign: string) {
+  return (eb: ExpressionBuilder<Database, 'members'>) =>
+    eb(eb.fn('lower', ['members.callsign']), '=', eb.fn('lower', [eb.val(callsign)]));
+}
+
+export async function findMemberByCallsign(
+  executor: Executor,
+  callsign: string,
+): Promise<Member | undefined> {
+  const row = await executor
+    .selectFrom('members')
+    .selectAll()
+    .where(sameCallsign(callsign))
+    .executeTakeFirst();
+  if (row === undefined) {
+    return undefined;
+  }
+  const roles = await executor
+    .selectFrom('member_roles')
+    .select('role')
+    .where('callsign', '=', row.callsign)
+    .orderBy('role')
+    .execute();
+  return toMember(
+    row,
+    roles.map((r) => r.role),
+  );
+}
+
+/**
+ * Inserts the member and their roles; false, with nothing written, when the callsign is taken in
+ * any case. The unique index decides (ON CONFLICT DO NOTHING), so racing inserts get exactly one
+ * winner and a caller's PostgreSQL transaction is not aborted by the conflict.
+ */
+export function insertMember(executor: Executor, member: NewMember): Promise<boolean> {
+  return inTransaction(executor, async (trx) => {
+    const inserted = await trx
+      .insertInto('members')
+      .values({
+        callsign: member.callsign,
+        status: member.status,
+        invite_code: member.inviteCode,
+        created_at: member.at,
+        updated_at: member.at,
+        revoked_at: member.status === 'revoked' ? member.at : null,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .returning('callsign')
+      .executeTakeFirst();
+    if (inserted === undefined) {
+      return false;
+    }
+    if (member.roles.length > 0) {
+      await trx
+        .insertInto('member_roles')
+        .values(member.roles.map((role) => ({ callsign: member.callsign, role })))
+        .execute();
+    }
+    return true;
+  });
+}
+
+/**
+ * Sets the status (and `revoked_at` with it). With `from`, only a member currently in one of
+ * those states changes, so two racing decisions have one winner. True when a row changed.
+ */
+export async function setMemberStatus(
+  executor: Executor,
+  callsign: string,
+  change: { status: MemberStatus; at: number; from?: readonly MemberStatus[] },
+): Promise<boolean> {
+  let query = executor
+    .updateTable('members')
+    .set({
+      status: change.status,
+      updated_at: change.at,
+      revoked_at: change.status === 'revoked' ? change.at : null,
+    })
+    .where(sameCallsign(callsign));
+  if (change.from !== undefined) {
+    if (change.from.length === 0) {
+      return false;
+    }
+    query = query.where('status', 'in', change.from);
+  }
+  const result = await query.executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** False when the member is unknown or already has the role. */
+export async function addMemberRole(
+  executor: Executor,
+  callsign: string,
+  role: Role,
+): Promise<boolean> {
+  const rows = await executor
+    .insertInto('member_roles')
+    .columns(['callsign', 'role'])
+    .expression((eb) =>
+      eb
+        .selectFrom('members')
+        .select(['members.callsign', sql<Role>`cast(${role} as text)`.as('role')])
+        .where(sameCallsign(callsign)),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .returning('role')
+    .execute();
+  return rows.length > 0;
+}
+
+/** False when the member is unknown or does not have the role. */
+export async function removeMemberRole(
+  executor: Executor,
+  callsign: string,
+  role: Role,
+): Promise<boolean> {
+  const result = await executor
+    .deleteFrom('member_roles')
+    .where('role', '=', role)
+    .where('callsign', 'in', (eb) =>
+      eb.selectFrom('members').select('members.callsign').where(sameCallsign(callsign)),
+    )
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function countActiveAdmins(executor: Executor): Promise<number> {
+  const row = await executor
+    .selectFrom('member_roles')
+    .innerJoin('members', 'members.callsign', 'member_roles.callsign')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('member_roles.role', '=', 'admin')
+    .where('members.status', '=', 'active')
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** Active members with their roles, ordered by callsign (case-insensitively). */
+export async function listActiveMembers(executor: Executor): Promise<Member[]> {
+  const members = await executor
+    .selectFrom('members')
+    .selectAll()
+    .where('status', '=', 'active')
+    .orderBy((eb) => eb.fn('lower', ['callsign']))
+    .execute();
+  const roleRows = await executor
+    .selectFrom('member_roles')
+    .innerJoin('members', 'members.callsign', 'member_roles.callsign')
+    .select(['member_roles.callsign', 'member_roles.role'])
+    .where('members.status', '=', 'active')
+    .orderBy('member_roles.role')
+    .execute();
+  const rolesByCallsign = new Map<string, Role[]>();
+  for (const { callsign, role } of roleRows) {
+    const roles = rolesByCallsign.get(callsign) ?? [];
+    roles.push(role);
+    rolesByCallsign.set(callsign, roles);
+  }
+  return members.map((row) => toMember(row, rolesByCallsign.get(row.callsign) ?? []));
+}
+
+function toMember(row: Selectable<MembersTable>, roles: Role[]): Member {
+  return {
+    callsign: row.callsign,
+    status: row.status,
+    inviteCode: row.invite_code,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    revokedAt: row.revoked_at,
+    roles,
+  };
+}

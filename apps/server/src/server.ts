@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { openPortal, type Portal } from './context.js';
+import { createDualFaceServer, type DualFaceServer } from './tls/dual-face-server.js';
+import { loadServerCredentials } from './tls/server-credentials.js';
+
+export interface RunningPortal {
+  portal: Portal;
+  app: FastifyInstance;
+  server: DualFaceServer;
+  /** The port actually bound (differs from the configured one when that was 0). */
+  port: number;
+  /** Stops accepting, finishes what is in flight, closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Start-up (product.md §7): data directory, CA, JWT key, migrations, the server certificate, and
+ * one TLS listener for both faces. The service's entry point and the API tests both use this.
+ */
+export async function startPortal(
+  config: Config,
+  options: { logger?: boolean } = {},
+): Promise<RunningPortal> {
+  const portal = await openPortal(config, { migrate: true });
+  try {
+    const app = await buildApp(portal, options);
+    await app.ready();
+    const credentials = await loadServerCredentials(
+      {
+        names: [config.host, config.mtlsHost],
+        tlsDir: config.tlsDir,
+        certFile: config.tlsCertFile,
+        keyFile: config.tlsKeyFile,
+      },
+      portal.certificates,
+    );
+    const server = createDualFaceServer({
+      credentials,
+      clientCaPem: [portal.ca.issuingCertificatePem, portal.ca.rootCertificatePem],
+      mtlsHost: config.mtlsHost,
+      httpsOrigin: config.publicOrigin,
+      handler: (request, response) => {
+        app.routing(request, response);
+      },
+    });
+    await server.listen(config.port, config.listenAddress);
+    const address = server.listener.address();
+    const port = typeof address === 'object' && address !== null ? address.port : config.port;
+    return {
+      portal,
+      app,
+      server,
+      port,
+      async close() {
+        await server.close();
+        await app.close();
+        await portal.close();
+      },
+    };
+  } catch (error) {
+    await portal.close();
+    throw error;
+  }
+}

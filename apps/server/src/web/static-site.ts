@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { NotFoundError } from '../errors.js';
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const REVALIDATE = 'no-cache';
+
+/** Paths the web app never owns: the API and the CA endpoints answer 404 themselves. */
+function isServerPath(url: string): boolean {
+  return url.startsWith('/api/') || url === '/api' || url.startsWith('/ca/');
+}
+
+/** A path whose last segment has a dot names a file; a missing file is a 404, not the app. */
+function looksLikeFile(pathname: string): boolean {
+  const last = pathname.slice(pathname.lastIndexOf('/') + 1);
+  return last.includes('.');
+}
+
+const NOT_BUILT_PAGE = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Callsign Portal</title>
+<body><h1>The web app is not built</h1><p>Run <code>npm start</code> from the repository, which builds it, or
+<code>npm run build</code>.</p></body></html>`;
+
+/**
+ * Serves the built web app on both faces: hashed assets cached for a year, everything else
+ * revalidated, and every other page path answered with index.html for the app's router.
+ */
+export async function registerStaticSite(app: FastifyInstance, webDir: string): Promise<void> {
+  const indexFile = path.join(webDir, 'index.html');
+  const built = existsSync(indexFile);
+  if (built) {
+    await app.register(fastifyStatic, {
+      root: webDir,
+      prefix: '/',
+      wildcard: false,
+      index: false,
+      cacheControl: false,
+      setHeaders(reply, filePath) {
+        const relative = path.relative(webDir, filePath);
+        void reply.header(
+          'cache-control',
+          relative.startsWith(`assets${path.sep}`) ? IMMUTABLE : REVALIDATE,
+        );
+      },
+    });
+  } else {
+    app.log.warn({ webDir }, 'web app not built: pages answer with a notice');
+  }
+
+  app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
+    const pathname = request.url.split('?')[0] ?? '/';
+    const isPage =
+      (request.method === 'GET' || request.method === 'HEAD') &&
+      !isServerPath(pathname) &&
+      !looksLikeFile(pathname);
+    if (!isPage) throw new NotFoundError();
+    reply.header('cache-control', REVALIDATE);
+    if (!built) return reply.type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
+    return reply.sendFile('index.html');
+  });
+}

@@ -1,0 +1,167 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CODE_ALPHABET } from '@callsign/contract';
+import { loadConfig } from '../src/config.js';
+import { openPortal, type Portal } from '../src/context.js';
+import { hashCode } from '../src/modules/auth/codes.js';
+import { isLoginCodeUsable } from '../src/modules/auth/login-code-repository.js';
+import { findCertificateBySerial } from '../src/modules/certificates/repository.js';
+import { findMemberByCallsign, insertMember } from '../src/modules/people/repository.js';
+import { run } from './support/processes.js';
+import { REPO_ROOT, SERVER_DIST } from './support/repo.js';
+
+// These run the built CLI as an operator would; `npm test` builds before testing.
+const CLI = path.join(SERVER_DIST, 'cli.js');
+
+let workDir: string;
+let env: NodeJS.ProcessEnv;
+
+function cli(args: string[], extraEnv: Record<string, string> = {}) {
+  return run('node', [CLI, ...args], { cwd: workDir, env: { ...env, ...extraEnv } });
+}
+
+async function withPortal<T>(work: (portal: Portal) => Promise<T>): Promise<T> {
+  const portal = await openPortal(loadConfig({ PORTAL_DATA_DIR: path.join(workDir, 'data') }), {
+    migrate: true,
+  });
+  try {
+    return await work(portal);
+  } finally {
+    await portal.close();
+  }
+}
+
+beforeAll(async () => {
+  expect(existsSync(CLI), 'build the server first (npm run build)').toBe(true);
+  workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-cli-'));
+  env = { ...process.env, PORTAL_DATA_DIR: path.join(workDir, 'data'), PORTAL_LOG_LEVEL: 'silent' };
+  delete env.DATABASE_URL;
+});
+
+afterAll(async () => {
+  await rm(workDir, { recursive: true, force: true });
+});
+
+const codePattern = new RegExp(`^[${CODE_ALPHABET}]{12}$`);
+
+describe('admin-code', () => {
+  it('prints only a new, usable code through npm run --silent portal', async () => {
+    const result = await run('npm', ['run', '--silent', 'portal', '--', 'admin-code'], {
+      cwd: REPO_ROOT,
+      env,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^[A-Z0-9]{12}\n$/);
+    const code = result.stdout.trim();
+    expect(code).toMatch(codePattern);
+    await withPortal(async (portal) => {
+      expect(await isLoginCodeUsable(portal.database.db, hashCode(code), Date.now())).toBe(true);
+    });
+  });
+
+  it('gives a different code each time', async () => {
+    const first = await cli(['admin-code']);
+    const second = await cli(['admin-code']);
+    expect(first.stdout.trim()).not.toBe(second.stdout.trim());
+  });
+});
+
+describe('server-cert', () => {
+  it('writes a certificate from the portal CA and its private key', async () => {
+    const out = path.join(workDir, 'out');
+    await run('mkdir', ['-p', out]);
+    const result = await cli([
+      'server-cert',
+      'tak.portal.localhost',
+      'tak2.portal.localhost',
+      '--out',
+      out,
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const certFile = path.join(out, 'tak.portal.localhost.crt.pem');
+    const keyFile = path.join(out, 'tak.portal.localhost.key.pem');
+    expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+    const text = await run('openssl', ['x509', '-in', certFile, '-noout', '-text']);
+    expect(text.stdout).toContain('DNS:tak.portal.localhost, DNS:tak2.portal.localhost');
+    expect(text.stdout).toContain('TLS Web Server Authentication');
+    const verify = await run('openssl', [
+      'verify',
+      '-CAfile',
+      path.join(workDir, 'data', 'ca', 'root-ca.pem'),
+      '-untrusted',
+      certFile,
+      certFile,
+    ]);
+    expect(verify.stdout).toContain(': OK');
+    const certKey = await run('openssl', ['x509', '-in', certFile, '-noout', '-pubkey']);
+    const privKey = await run('openssl', ['pkey', '-in', keyFile, '-pubout']);
+    expect(privKey.stdout).toBe(certKey.stdout);
+  });
+
+  it('needs at least one name', async () => {
+    const result = await cli(['server-cert']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('server-cert needs at least one NAME');
+  });
+});
+
+describe('revoke', () => {
+  it('revokes a member and every certificate they hold', async () => {
+    const serials = await withPortal(async (portal) => {
+      await insertMember(portal.database.db, {
+        callsign: 'Viper7',
+        status: 'active',
+        inviteCode: null,
+        roles: [],
+        at: Date.now(),
+      });
+      const a = await portal.certificates.issueMemberCertificate('Viper7');
+      const b = await portal.certificates.issueMemberCertificate('Viper7');
+      return [a.serial, b.serial];
+    });
+    const result = await cli(['revoke', 'viper7']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('Revoked Viper7 and 2 certificate(s).\n');
+    await withPortal(async (portal) => {
+      expect((await findMemberByCallsign(portal.database.db, 'Viper7'))?.status).toBe('revoked');
+      for (const serial of serials) {
+        const certificate = await findCertificateBySerial(portal.database.db, serial);
+        expect(certificate?.revokedAt).toEqual(expect.any(Number));
+      }
+    });
+    const again = await cli(['revoke', 'Viper7']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('no member Viper7 to revoke');
+  });
+
+  it('refuses something that is not a callsign', async () => {
+    const result = await cli(['revoke', 'not a callsign']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('is not a callsign');
+  });
+});
+
+describe('migrate and errors', () => {
+  it('reports an up-to-date database', async () => {
+    const result = await cli(['migrate']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^(The database is up to date\.|Applied: .+)\n$/);
+    expect((await cli(['migrate'])).stdout).toBe('The database is up to date.\n');
+  });
+
+  it('stops on a bad setting, naming the variable', async () => {
+    const result = await cli(['admin-code'], { PORTAL_PORT: 'eighty' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('PORTAL_PORT');
+    expect(result.stdout).toBe('');
+  });
+
+  it('explains an unknown command', async () => {
+    const result = await cli(['frobnicate']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Unknown command "frobnicate"');
+  });
+});

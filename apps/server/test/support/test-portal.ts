@@ -1,0 +1,153 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, type Config } from '../../src/config.js';
+import { buildPkcs12 } from '../../src/ca/pkcs12.js';
+import { insertMember } from '../../src/modules/people/repository.js';
+import { startPortal, type RunningPortal } from '../../src/server.js';
+import { freePort, run, type RunResult } from './processes.js';
+
+export type Face = 'public' | 'mtls';
+
+export interface TestPortal extends RunningPortal {
+  config: Config;
+  dataDir: string;
+  workDir: string;
+  host: string;
+  origin(face: Face): string;
+  /** File holding the CA chain, for curl's --cacert and openssl's -CAfile. */
+  chainFile: string;
+  /** curl over real TLS to this portal (names resolved to 127.0.0.1), printing the status code. */
+  curl(
+    face: Face,
+    urlPath: string,
+    extra?: string[],
+  ): Promise<RunResult & { status: number; body: string }>;
+  /** An active member with a freshly issued certificate, packed as a legacy .pfx file. */
+  addMember(callsign: string, options?: { roles?: 'admin'[] }): Promise<MemberKey>;
+  issueKey(callsign: string): Promise<MemberKey>;
+  /** Stops the server but keeps the data directory (to start again on it). */
+  stop(): Promise<void>;
+  /** Stops the server and removes everything it wrote. */
+  destroy(): Promise<void>;
+}
+
+export interface MemberKey {
+  callsign: string;
+  serial: string;
+  /** The member certificate alone, as PEM. */
+  certificatePem: string;
+  pfxFile: string;
+  password: string;
+}
+
+export interface StartTestPortalOptions {
+  dataDir?: string;
+  env?: Record<string, string>;
+}
+
+/** The real service on a free port, with its own data directory, SQLite unless env says else. */
+export async function startTestPortal(options: StartTestPortalOptions = {}): Promise<TestPortal> {
+  const workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-test-'));
+  const dataDir = options.dataDir ?? path.join(workDir, 'data');
+  const port = await freePort();
+  const config = loadConfig(
+    {
+      PORTAL_PORT: String(port),
+      PORTAL_DATA_DIR: dataDir,
+      PORTAL_WEB_DIR: path.join(workDir, 'web'),
+      PORTAL_LOG_LEVEL: 'silent',
+      ...options.env,
+    },
+    { version: '0.0.0-test' },
+  );
+  const running = await startPortal(config, { logger: false });
+  const chainFile = path.join(workDir, 'chain.pem');
+  await writeFile(chainFile, running.portal.ca.chainPem);
+  const host = config.host;
+  const origin = (face: Face) => `https://${face === 'mtls' ? config.mtlsHost : host}:${port}`;
+  let stopped = false;
+
+  const issueKey = async (callsign: string): Promise<MemberKey> => {
+    const issued = await running.portal.certificates.issueMemberCertificate(callsign);
+    const pfx = await buildPkcs12({
+      privateKeyPem: issued.privateKeyPem,
+      certificatePem: issued.certificatePem,
+      chainPem: issued.chainPem,
+      password: callsign,
+      friendlyName: callsign,
+      format: 'legacy',
+    });
+    const pfxFile = path.join(workDir, `${callsign}-${issued.serial}.pfx`);
+    await writeFile(pfxFile, pfx, { mode: 0o600 });
+    return {
+      callsign,
+      serial: issued.serial,
+      certificatePem: issued.certificatePem,
+      pfxFile,
+      password: callsign,
+    };
+  };
+
+  return {
+    ...running,
+    config,
+    dataDir,
+    workDir,
+    host,
+    chainFile,
+    origin,
+    async curl(face, urlPath, extra = []) {
+      const result = await run('curl', [
+        '--silent',
+        '--show-error',
+        '--cacert',
+        chainFile,
+        '--resolve',
+        `${host}:${port}:127.0.0.1`,
+        '--resolve',
+        `${config.mtlsHost}:${port}:127.0.0.1`,
+        ...(extra.includes('--output') ? [] : ['--output', '-']),
+        '--write-out',
+        '\n%{http_code}',
+        ...extra,
+        `${origin(face)}${urlPath}`,
+      ]);
+      const cut = result.stdout.lastIndexOf('\n');
+      return {
+        ...result,
+        status: Number(result.stdout.slice(cut + 1)),
+        body: result.stdout.slice(0, cut),
+      };
+    },
+    async addMember(callsign, memberOptions = {}) {
+      await insertMember(running.portal.database.db, {
+        callsign,
+        status: 'active',
+        inviteCode: null,
+        roles: memberOptions.roles ?? [],
+        at: Date.now(),
+      });
+      return issueKey(callsign);
+    },
+    issueKey,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await running.close();
+    },
+    async destroy() {
+      if (!stopped) {
+        stopped = true;
+        await running.close();
+      }
+      await rm(workDir, { recursive: true, force: true });
+      if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** curl arguments that present a member's .pfx as the client certificate. */
+export function withKey(key: MemberKey): string[] {
+  return ['--cert-type', 'P12', '--cert', `${key.pfxFile}:${key.password}`];
+}

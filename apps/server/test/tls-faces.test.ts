@@ -1,0 +1,523 @@
+import https from 'node:https';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CertificateAuthority, type IssuedCertificate } from '../src/ca/authority.js';
+import { buildPkcs12 } from '../src/ca/pkcs12.js';
+import { recordIssuedCertificate } from '../src/modules/certificates/repository.js';
+import { revokeMember } from '../src/modules/people/revocation.js';
+import { TokenService } from '../src/modules/auth/token-service.js';
+import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
+import { run } from './support/processes.js';
+import { startTestPortal, withKey, type TestPortal } from './support/test-portal.js';
+
+const ANY = '/api/v1/check-auth/mtls_or_jwt';
+const VALID = '/api/v1/check-auth/validuser';
+const ADMIN = '/api/v1/check-auth/validuser/admin';
+
+let portal: TestPortal;
+
+/** What `openssl s_client` reports about the handshake with one face (CA list included). */
+function handshake(serverName: string) {
+  return run(
+    'openssl',
+    [
+      's_client',
+      '-connect',
+      `127.0.0.1:${portal.port}`,
+      '-servername',
+      serverName,
+      '-CAfile',
+      portal.chainFile,
+      '-verify_hostname',
+      serverName,
+    ],
+    { input: 'Q\n' },
+  );
+}
+
+/** A client certificate from a CA that has nothing to do with the portal. */
+async function foreignKey(callsign: string): Promise<{ pfxFile: string; password: string }> {
+  const dir = portal.workDir;
+  const caKey = path.join(dir, 'foreign-ca.key');
+  const caCert = path.join(dir, 'foreign-ca.pem');
+  const key = path.join(dir, 'foreign.key');
+  const csr = path.join(dir, 'foreign.csr');
+  const cert = path.join(dir, 'foreign.pem');
+  const pfxFile = path.join(dir, 'foreign.pfx');
+  const ok = async (args: string[]) => {
+    const result = await run('openssl', args);
+    expect(result.code, result.stderr).toBe(0);
+  };
+  await ok([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    caKey,
+    '-out',
+    caCert,
+    '-days',
+    '30',
+    '-subj',
+    '/CN=Callsign Portal Root CA',
+  ]);
+  await ok([
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    csr,
+    '-subj',
+    `/CN=${callsign}`,
+  ]);
+  await ok([
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-CA',
+    caCert,
+    '-CAkey',
+    caKey,
+    '-CAcreateserial',
+    '-out',
+    cert,
+    '-days',
+    '30',
+  ]);
+  await ok([
+    'pkcs12',
+    '-export',
+    '-inkey',
+    key,
+    '-in',
+    cert,
+    '-out',
+    pfxFile,
+    '-passout',
+    `pass:${callsign}`,
+  ]);
+  return { pfxFile, password: callsign };
+}
+
+/** A .pfx file of a certificate issued outside the usual path, for the refusal tests. */
+async function pfxFor(
+  issued: IssuedCertificate,
+  callsign: string,
+  name: string,
+): Promise<string[]> {
+  const pfxFile = path.join(portal.workDir, name);
+  await writeFile(
+    pfxFile,
+    await buildPkcs12({
+      privateKeyPem: issued.privateKeyPem,
+      certificatePem: issued.certificatePem,
+      chainPem: issued.chainPem,
+      password: callsign,
+      friendlyName: callsign,
+      format: 'legacy',
+    }),
+  );
+  return ['--cert-type', 'P12', '--cert', `${pfxFile}:${callsign}`];
+}
+
+describe.each(testEngines())('on $name', (engine) => {
+  let scratch: ScratchDatabase;
+  let databaseEnv: Record<string, string>;
+
+  beforeAll(async () => {
+    scratch = await engine.createScratchDatabase();
+    databaseEnv = { DATABASE_URL: scratch.options.databaseUrl ?? '' };
+    portal = await startTestPortal({ env: databaseEnv });
+  });
+
+  afterAll(async () => {
+    await portal.destroy();
+    await scratch.drop();
+  });
+
+  describe('one port, two faces told apart by SNI', () => {
+    it('the public face never asks for a client certificate', async () => {
+      const result = await handshake(portal.host);
+      expect(result.stdout).toContain('No client certificate CA names sent');
+      expect(result.stdout).not.toContain('Acceptable client certificate CA names');
+      expect(result.stdout).toMatch(/Verify return code: 0 \(ok\)/);
+    });
+
+    it('the mTLS face always asks for one from the portal CA', async () => {
+      const result = await handshake(portal.config.mtlsHost);
+      expect(result.stdout).toContain('Acceptable client certificate CA names');
+      expect(result.stdout).toMatch(/Acceptable client certificate CA names\n.*Callsign Portal/);
+      expect(result.stdout).toMatch(/Verify return code: 0 \(ok\)/);
+    });
+
+    it('sends plain HTTP on the TLS port to the https address', async () => {
+      const result = await run('curl', [
+        '--silent',
+        '--output',
+        '/dev/null',
+        '--write-out',
+        '%{http_code} %{redirect_url}',
+        `http://127.0.0.1:${portal.port}/login`,
+      ]);
+      expect(result.stdout).toBe(`308 ${portal.origin('public')}/`);
+    });
+  });
+
+  describe('the mTLS face', () => {
+    it('authenticates a member by the legacy .pfx the portal issued', async () => {
+      const key = await portal.addMember('Ranger1');
+      const any = await portal.curl('mtls', ANY, withKey(key));
+      expect(any.status).toBe(200);
+      expect(JSON.parse(any.body)).toMatchObject({
+        type: 'mtls',
+        userid: 'Ranger1',
+        payload: { sub: 'Ranger1', serial: key.serial },
+      });
+      const valid = await portal.curl('mtls', VALID, withKey(key));
+      expect(valid.status).toBe(200);
+      expect(JSON.parse(valid.body)).toMatchObject({ type: 'mtls', userid: 'Ranger1' });
+      const admin = await portal.curl('mtls', ADMIN, withKey(key));
+      expect(admin.status).toBe(403);
+      expect(JSON.parse(admin.body)).toEqual({ detail: 'Not an admin' });
+    });
+
+    it('knows an admin by role', async () => {
+      const key = await portal.addMember('Eagle6', { roles: ['admin'] });
+      const admin = await portal.curl('mtls', ADMIN, withKey(key));
+      expect(admin.status).toBe(200);
+      expect(JSON.parse(admin.body)).toMatchObject({ type: 'mtls', userid: 'Eagle6' });
+    });
+
+    it('answers 403 on the API and sends pages to the error page without a certificate', async () => {
+      const api = await portal.curl('mtls', ANY);
+      expect(api.status).toBe(403);
+      expect(JSON.parse(api.body)).toHaveProperty('detail');
+      const redirect = await run('curl', [
+        '--silent',
+        '--cacert',
+        portal.chainFile,
+        '--resolve',
+        `${portal.config.mtlsHost}:${portal.port}:127.0.0.1`,
+        '--output',
+        '/dev/null',
+        '--write-out',
+        '%{http_code} %{redirect_url}',
+        `${portal.origin('mtls')}/app/admin/`,
+      ]);
+      expect(redirect.stdout).toBe(`302 ${portal.origin('public')}/error?code=mtls_fail`);
+    });
+
+    it('answers the health check and the CA endpoints without a certificate', async () => {
+      const health = await portal.curl('mtls', '/api/v1/healthcheck');
+      expect(health.status).toBe(200);
+      expect(JSON.parse(health.body)).toMatchObject({ healthcheck: 'success' });
+      const chain = await portal.curl('mtls', '/ca/ca.pem');
+      expect(chain.status).toBe(200);
+      expect(chain.body).toBe(portal.portal.ca.chainPem);
+    });
+
+    it('refuses a certificate from a foreign CA, even with the same names', async () => {
+      const foreign = await foreignKey('Ranger1');
+      const args = ['--cert-type', 'P12', '--cert', `${foreign.pfxFile}:${foreign.password}`];
+      expect((await portal.curl('mtls', ANY, args)).status).toBe(403);
+    });
+
+    it('refuses an expired certificate from the portal CA', async () => {
+      await portal.addMember('Oldtimer');
+      const twoYearsAgo = new Date(Date.now() - 2 * 365 * 24 * 60 * 60 * 1000);
+      const pastCa = await CertificateAuthority.loadOrCreate({
+        dir: portal.config.caDir,
+        publicBaseUrl: portal.config.publicOrigin,
+        now: () => twoYearsAgo,
+      });
+      const issued = await pastCa.issueMemberCertificate({
+        callsign: 'Oldtimer',
+        validityDays: 30,
+      });
+      await recordIssuedCertificate(portal.portal.database.db, {
+        serial: issued.serial,
+        callsign: 'Oldtimer',
+        purpose: 'member',
+        notBefore: issued.notBefore.getTime(),
+        notAfter: issued.notAfter.getTime(),
+        issuedAt: twoYearsAgo.getTime(),
+      });
+      const result = await portal.curl(
+        'mtls',
+        ANY,
+        await pfxFor(issued, 'Oldtimer', 'expired.pfx'),
+      );
+      expect(result.status).toBe(403);
+    });
+
+    it('refuses a certificate of the portal CA that the portal has no record of', async () => {
+      await portal.addMember('Ghost1');
+      const issued = await portal.portal.ca.issueMemberCertificate({
+        callsign: 'Ghost1',
+        validityDays: 30,
+      });
+      const result = await portal.curl(
+        'mtls',
+        ANY,
+        await pfxFor(issued, 'Ghost1', 'unrecorded.pfx'),
+      );
+      expect(result.status).toBe(403);
+    });
+
+    it('refuses a revoked certificate on the very next request of the same connection', async () => {
+      const key = await portal.addMember('Falcon2');
+      const agent = new https.Agent({
+        keepAlive: true,
+        maxSockets: 1,
+        pfx: await readFile(key.pfxFile),
+        passphrase: key.password,
+        ca: portal.portal.ca.chainPem,
+        servername: portal.config.mtlsHost,
+      });
+      const get = () =>
+        new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+          const request = https.get(
+            {
+              host: '127.0.0.1',
+              port: portal.port,
+              path: ANY,
+              agent,
+              headers: { host: `${portal.config.mtlsHost}:${portal.port}` },
+            },
+            (response) => {
+              response.resume();
+              response.on('end', () => {
+                resolve({ status: response.statusCode ?? 0, reused: request.reusedSocket });
+              });
+            },
+          );
+          request.on('error', reject);
+        });
+      try {
+        expect(await get()).toEqual({ status: 200, reused: false });
+        const revoked = await revokeMember(portal.portal.database.db, portal.portal.certificates, {
+          callsign: 'Falcon2',
+          actor: 'test',
+          clientAddress: null,
+        });
+        expect(revoked?.serials).toEqual([key.serial]);
+        expect(await get()).toEqual({ status: 403, reused: true });
+      } finally {
+        agent.destroy();
+      }
+      // And on a fresh connection too.
+      expect((await portal.curl('mtls', ANY, withKey(key))).status).toBe(403);
+    });
+  });
+
+  describe('the CRL and the chain', () => {
+    it('lists a revoked serial in a CRL signed by the issuing CA, in PEM and DER', async () => {
+      const key = await portal.addMember('Crow3');
+      await revokeMember(portal.portal.database.db, portal.portal.certificates, {
+        callsign: 'Crow3',
+        actor: 'test',
+        clientAddress: null,
+      });
+      const pem = await portal.curl('public', '/ca/crl.pem');
+      expect(pem.status).toBe(200);
+      expect(pem.body).toMatch(/^-----BEGIN X509 CRL-----/);
+      const crlFile = path.join(portal.workDir, 'crl.pem');
+      await writeFile(crlFile, pem.body);
+      const text = await run('openssl', [
+        'crl',
+        '-in',
+        crlFile,
+        '-noout',
+        '-text',
+        '-CAfile',
+        portal.chainFile,
+      ]);
+      expect(text.stderr).toContain('verify OK');
+      expect(text.stdout.toUpperCase()).toContain(`SERIAL NUMBER: ${key.serial.toUpperCase()}`);
+
+      const derFile = path.join(portal.workDir, 'crl.der');
+      await run('curl', [
+        '--silent',
+        '--cacert',
+        portal.chainFile,
+        '--resolve',
+        `${portal.host}:${portal.port}:127.0.0.1`,
+        '--output',
+        derFile,
+        `${portal.origin('public')}/ca/crl.der`,
+      ]);
+      const der = await run('openssl', [
+        'crl',
+        '-inform',
+        'DER',
+        '-in',
+        derFile,
+        '-noout',
+        '-text',
+      ]);
+      expect(der.code, der.stderr).toBe(0);
+      expect(der.stdout.toUpperCase()).toContain(key.serial.toUpperCase());
+    });
+  });
+
+  describe('the OCSP responder', () => {
+    it('answers good, then revoked, signed by the issuing CA', async () => {
+      const key = await portal.addMember('Lynx8');
+      const leafFile = path.join(portal.workDir, 'lynx8.pem');
+      const issuingFile = path.join(portal.workDir, 'issuing.pem');
+      await writeFile(leafFile, key.certificatePem);
+      await writeFile(issuingFile, portal.portal.ca.issuingCertificatePem);
+      const ask = async () => {
+        const requestFile = path.join(portal.workDir, 'ocsp-request.der');
+        const responseFile = path.join(portal.workDir, 'ocsp-response.der');
+        await run('openssl', [
+          'ocsp',
+          '-issuer',
+          issuingFile,
+          '-cert',
+          leafFile,
+          '-reqout',
+          requestFile,
+        ]);
+        const posted = await portal.curl('public', '/ca/ocsp', [
+          '--header',
+          'Content-Type: application/ocsp-request',
+          '--data-binary',
+          `@${requestFile}`,
+          '--output',
+          responseFile,
+        ]);
+        expect(posted.status).toBe(200);
+        return run('openssl', [
+          'ocsp',
+          '-respin',
+          responseFile,
+          '-reqin',
+          requestFile,
+          '-CAfile',
+          portal.chainFile,
+          '-resp_text',
+        ]);
+      };
+      const good = await ask();
+      expect(good.stderr).toContain('Response verify OK');
+      expect(good.stdout).toContain('Cert Status: good');
+      expect(good.stdout.toUpperCase()).toContain(`SERIAL NUMBER: ${key.serial.toUpperCase()}`);
+      await revokeMember(portal.portal.database.db, portal.portal.certificates, {
+        callsign: 'Lynx8',
+        actor: 'test',
+        clientAddress: null,
+      });
+      const revoked = await ask();
+      expect(revoked.stderr).toContain('Response verify OK');
+      expect(revoked.stdout).toContain('Cert Status: revoked');
+    });
+  });
+
+  describe('bearer JWTs on the public face', () => {
+    it('identifies the caller by a token the portal signed', async () => {
+      await portal.addMember('Hawk4');
+      const { jwt } = await portal.portal.tokens.issue({
+        scope: 'member',
+        subject: 'Hawk4',
+        ttlMs: 60_000,
+      });
+      const bearer = ['--header', `Authorization: Bearer ${jwt}`];
+      const any = await portal.curl('public', ANY, bearer);
+      expect(any.status).toBe(200);
+      expect(JSON.parse(any.body)).toMatchObject({
+        type: 'jwt',
+        userid: 'Hawk4',
+        payload: { scope: 'member', sub: 'Hawk4' },
+      });
+      expect((await portal.curl('public', VALID, bearer)).status).toBe(200);
+      expect((await portal.curl('public', ADMIN, bearer)).status).toBe(403);
+    });
+
+    it('answers 403 with no identity, a forged token or an expired one', async () => {
+      expect((await portal.curl('public', ANY)).status).toBe(403);
+      const { jwt } = await portal.portal.tokens.issue({
+        scope: 'member',
+        subject: 'Hawk4',
+        ttlMs: 60_000,
+      });
+      const forged = `${jwt.slice(0, -4)}AAAA`;
+      expect(
+        (await portal.curl('public', ANY, ['--header', `Authorization: Bearer ${forged}`])).status,
+      ).toBe(403);
+      const past = await TokenService.open(
+        portal.config.caDir,
+        () => new Date(Date.now() - 3_600_000),
+      );
+      const expired = await past.issue({ scope: 'member', subject: 'Hawk4', ttlMs: 60_000 });
+      expect(
+        (await portal.curl('public', ANY, ['--header', `Authorization: Bearer ${expired.jwt}`]))
+          .status,
+      ).toBe(403);
+    });
+
+    it('knows a first-admin session (no callsign) but does not take it for a valid user', async () => {
+      const { jwt } = await portal.portal.tokens.issue({ scope: 'first-admin', ttlMs: 60_000 });
+      const bearer = ['--header', `Authorization: Bearer ${jwt}`];
+      const any = await portal.curl('public', ANY, bearer);
+      expect(JSON.parse(any.body)).toMatchObject({ type: 'jwt', userid: null });
+      expect((await portal.curl('public', VALID, bearer)).status).toBe(403);
+    });
+
+    it('does not take a token for a pending enrollee as a valid user', async () => {
+      const { insertMember } = await import('../src/modules/people/repository.js');
+      await insertMember(portal.portal.database.db, {
+        callsign: 'Newbie',
+        status: 'pending',
+        inviteCode: null,
+        roles: [],
+        at: Date.now(),
+      });
+      const { jwt } = await portal.portal.tokens.issue({
+        scope: 'enrollment',
+        subject: 'Newbie',
+        ttlMs: 60_000,
+      });
+      const bearer = ['--header', `Authorization: Bearer ${jwt}`];
+      expect((await portal.curl('public', ANY, bearer)).status).toBe(200);
+      expect((await portal.curl('public', VALID, bearer)).status).toBe(403);
+    });
+  });
+
+  describe('a restart on the same data directory', () => {
+    it('keeps the CA, the keys and the data: an earlier certificate still authenticates', async () => {
+      const first = await startTestPortal({ env: databaseEnv });
+      const key = await first.addMember('Wolf5');
+      const chainBefore = first.portal.ca.chainPem;
+      const { jwt } = await first.portal.tokens.issue({
+        scope: 'member',
+        subject: 'Wolf5',
+        ttlMs: 60_000,
+      });
+      await first.stop();
+      const second = await startTestPortal({ dataDir: first.dataDir, env: databaseEnv });
+      try {
+        expect(second.portal.ca.chainPem).toBe(chainBefore);
+        const moved = { ...key };
+        const result = await second.curl('mtls', VALID, withKey(moved));
+        expect(result.status).toBe(200);
+        expect(JSON.parse(result.body)).toMatchObject({ userid: 'Wolf5' });
+        const token = await second.curl('public', VALID, [
+          '--header',
+          `Authorization: Bearer ${jwt}`,
+        ]);
+        expect(token.status).toBe(200);
+      } finally {
+        await second.destroy();
+        await first.destroy();
+      }
+    });
+  });
+});

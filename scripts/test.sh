@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Every test: formatting, lint, types, then the unit and API tests on SQLite and on a real
+# PostgreSQL that this script starts and stops. Installs what a bare machine lacks first.
+set -euo pipefail
+source "$(dirname "$0")/lib/prepare.sh"
+cd "$ROOT_DIR"
+
+require_node
+# openssl and curl verify what the CA and the TLS faces produce; postgresql is the second engine.
+ensure_debian_packages openssl curl ca-certificates postgresql
+ensure_npm_dependencies
+ensure_build
+
+say "Formatting (prettier)"
+npx prettier --check --log-level warn .
+say "Lint (eslint, type-checked)"
+npx eslint --max-warnings 0 .
+say "Types (tsc)"
+npm run --silent typecheck
+
+say "Tests (vitest, SQLite and PostgreSQL)"
+mkdir -p test-results
+status=0
+PORTAL_REQUIRE_POSTGRES=1 bash scripts/with-postgres.sh \
+  npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json ||
+  status=$?
+
+# One closing line that any reader of the log can count: "N passed, N failed".
+if [ -f test-results/vitest.json ]; then
+  node -e '
+    const r = JSON.parse(require("fs").readFileSync("test-results/vitest.json", "utf8"));
+    console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);'
+fi
+exit "$status"
