@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import swagger from '@fastify/swagger';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+} from 'fastify-type-provider-zod';
+import { apiPaths } from '@callsign/contract';
 import type { Portal } from './context.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { loggerOptions, registerRequestLogging } from './http/logger.js';
@@ -11,11 +17,21 @@ import { Authenticator } from './modules/auth/identity.js';
 import { registerAuthRoutes } from './modules/auth/routes.js';
 import { registerCaRoutes } from './modules/certificates/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
+import { InMemoryFailureBudget } from './http/failure-budget.js';
+import { registerEnrollmentRoutes } from './modules/enrollment/routes.js';
+import { enrollmentTokenPolicy } from './modules/enrollment/token-policy.js';
+import { registerFirstuserRoutes } from './modules/firstuser/routes.js';
+import { registerInvitesRoutes } from './modules/invites/routes.js';
+import { registerKeysRoutes } from './modules/keys/routes.js';
+import { registerPeopleRoutes } from './modules/people/routes.js';
+import type { RouteContext } from './modules/route-context.js';
 import { registerStaticSite } from './web/static-site.js';
 
 export interface BuildAppOptions {
   /** Log as JSON lines at the configured level (the service); tests pass false. */
   logger?: boolean;
+  /** The clock of the rules (token lifetimes, code expiry); tests may move it. */
+  now?: () => Date;
 }
 
 /** Builds the whole HTTP application; `main.ts` puts it behind the TLS faces, tests too. */
@@ -41,8 +57,33 @@ export async function buildApp(
   await registerSecurityHeaders(app);
   registerMtlsGate(app, portal.certificates.lookup, `${config.publicOrigin}/error?code=mtls_fail`);
   registerRequestLogging(app);
+  // The OpenAPI document is generated from the same zod schemas the routes validate with.
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'Callsign Portal API',
+        version: config.version,
+        description: 'The calls of the Callsign Portal (product.md §4).',
+      },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
 
-  const auth = new Authenticator(portal.tokens, portal.members);
+  const now = options.now ?? (() => new Date());
+  const auth = new Authenticator(
+    portal.tokens,
+    portal.members,
+    enrollmentTokenPolicy(portal.database.db, config.enrollmentGraceMs, now),
+  );
+  const context: RouteContext = {
+    portal,
+    auth,
+    failures: new InMemoryFailureBudget(config.rateLimitFailuresPerMinute),
+    now,
+  };
   registerHealthRoutes(app, portal.database.db, {
     dns: config.host,
     version: config.version,
@@ -50,6 +91,12 @@ export async function buildApp(
   });
   registerAuthRoutes(app, auth);
   registerCaRoutes(app, portal.certificates);
+  registerFirstuserRoutes(app, context);
+  registerEnrollmentRoutes(app, context);
+  registerPeopleRoutes(app, context);
+  registerInvitesRoutes(app, context);
+  registerKeysRoutes(app, context);
+  app.get(apiPaths.openapi, { schema: { hide: true } }, () => app.swagger());
   await registerStaticSite(app, config.webDir);
   return app;
 }

@@ -6,6 +6,29 @@ export const apiPaths = {
   checkAuthAny: `${API_PREFIX}/check-auth/mtls_or_jwt`,
   checkAuthValidUser: `${API_PREFIX}/check-auth/validuser`,
   checkAuthAdmin: `${API_PREFIX}/check-auth/validuser/admin`,
+  checkAdminCode: `${API_PREFIX}/firstuser/check-code`,
+  exchangeCode: `${API_PREFIX}/token/code/exchange`,
+  addAdmin: `${API_PREFIX}/firstuser/add-admin`,
+  checkInviteCode: `${API_PREFIX}/enrollment/invitecode`,
+  enroll: `${API_PREFIX}/enrollment/invitecode/enroll`,
+  acceptance: `${API_PREFIX}/enrollment/have-i-been-accepted`,
+  enrollmentList: `${API_PREFIX}/enrollment/list`,
+  accept: `${API_PREFIX}/enrollment/accept`,
+  lock: `${API_PREFIX}/enrollment/lock`,
+  promote: `${API_PREFIX}/enrollment/promote`,
+  demote: `${API_PREFIX}/enrollment/demote`,
+  pools: `${API_PREFIX}/enrollment/pools`,
+  createInvite: `${API_PREFIX}/enrollment/invitecode/create`,
+  deactivateInvite: `${API_PREFIX}/enrollment/invitecode/deactivate`,
+  activateInvite: `${API_PREFIX}/enrollment/invitecode/activate`,
+  /** DELETE with the code as the last segment. */
+  invite: (code: string) => `${API_PREFIX}/enrollment/invitecode/${encodeURIComponent(code)}`,
+  peopleList: `${API_PREFIX}/people/list`,
+  /** DELETE with the callsign as the last segment. */
+  person: (callsign: string) => `${API_PREFIX}/people/${encodeURIComponent(callsign)}`,
+  keyDownload: (callsign: string) => `${API_PREFIX}/enduserpfx/${encodeURIComponent(callsign)}`,
+  instructions: `${API_PREFIX}/instructions/user`,
+  openapi: '/api/openapi.json',
 } as const;
 
 export const caPaths = {

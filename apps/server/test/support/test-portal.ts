@@ -5,6 +5,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { buildPkcs12 } from '../../src/ca/pkcs12.js';
 import { insertMember } from '../../src/modules/people/repository.js';
 import { startPortal, type RunningPortal } from '../../src/server.js';
+import { callApi, type ApiRequestOptions, type ApiResponse } from './api-client.js';
 import { freePort, run, type RunResult } from './processes.js';
 
 export type Face = 'public' | 'mtls';
@@ -17,6 +18,8 @@ export interface TestPortal extends RunningPortal {
   origin(face: Face): string;
   /** File holding the CA chain, for curl's --cacert and openssl's -CAfile. */
   chainFile: string;
+  /** An HTTPS call to this portal over real TLS (SNI and Host name the face). */
+  api(face: Face, method: string, path: string, options?: ApiRequestOptions): Promise<ApiResponse>;
   /** curl over real TLS to this portal (names resolved to 127.0.0.1), printing the status code. */
   curl(
     face: Face,
@@ -97,6 +100,19 @@ export async function startTestPortal(options: StartTestPortalOptions = {}): Pro
     host,
     chainFile,
     origin,
+    api(face, method, urlPath, apiOptions) {
+      return callApi(
+        {
+          port,
+          chainPem: running.portal.ca.chainPem,
+          hostOf: (f) => (f === 'mtls' ? config.mtlsHost : host),
+        },
+        face,
+        method,
+        urlPath,
+        apiOptions,
+      );
+    },
     async curl(face, urlPath, extra = []) {
       const result = await run('curl', [
         '--silent',

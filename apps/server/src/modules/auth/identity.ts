@@ -34,9 +34,16 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return BEARER.exec(header)?.[1];
 }
 
+/**
+ * Rules a signed, unexpired token must also meet, which only the database knows (e.g. an
+ * enrollment token lapses 7 days after the decision). True when the token still counts.
+ */
+export type TokenPolicy = (claims: TokenClaims) => Promise<boolean>;
+
 export async function resolveIdentity(
   request: FastifyRequest,
   tokens: TokenService,
+  policy: TokenPolicy = () => Promise.resolve(true),
 ): Promise<Identity | undefined> {
   if (request.face === 'mtls') {
     const certificate = request.clientCertificate;
@@ -54,7 +61,7 @@ export async function resolveIdentity(
   const jwt = bearerToken(request);
   if (jwt === undefined) return undefined;
   const claims = await tokens.verify(jwt);
-  if (claims === undefined) return undefined;
+  if (claims === undefined || !(await policy(claims))) return undefined;
   return { type: 'jwt', userid: claims.sub ?? null, payload: claims };
 }
 
@@ -83,10 +90,11 @@ export class Authenticator {
   constructor(
     private readonly tokens: TokenService,
     private readonly members: MemberLookup,
+    private readonly policy?: TokenPolicy,
   ) {}
 
   async any(request: FastifyRequest): Promise<Identity> {
-    const identity = await resolveIdentity(request, this.tokens);
+    const identity = await resolveIdentity(request, this.tokens, this.policy);
     if (identity === undefined) throw new ForbiddenError('Not authenticated');
     return identity;
   }

@@ -1,0 +1,151 @@
+import type { Selectable } from 'kysely';
+import type { InviteCodesTable } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
+
+export interface InviteCode {
+  code: string;
+  createdAt: number;
+  ownerCallsign: string | null;
+  label: string | null;
+  expiresAt: number | null;
+  maxUses: number | null;
+  useCount: number;
+  deactivatedAt: number | null;
+  deletedAt: number | null;
+}
+
+export interface NewInviteCode {
+  code: string;
+  createdAt: number;
+  ownerCallsign: string | null;
+  label?: string | null;
+  expiresAt?: number | null;
+  maxUses?: number | null;
+}
+
+/** Why a code admits nobody, or `usable`. Deleted codes are treated as unknown by callers. */
+export type InviteCodeState = 'usable' | 'deactivated' | 'deleted' | 'expired' | 'used-up';
+
+export function inviteCodeState(code: InviteCode, now: number): InviteCodeState {
+  if (code.deletedAt !== null) return 'deleted';
+  if (code.deactivatedAt !== null) return 'deactivated';
+  if (code.expiresAt !== null && code.expiresAt <= now) return 'expired';
+  if (code.maxUses !== null && code.useCount >= code.maxUses) return 'used-up';
+  return 'usable';
+}
+
+/** False, with nothing written, when the code exists already (the primary key decides). */
+export async function insertInviteCode(executor: Executor, code: NewInviteCode): Promise<boolean> {
+  const rows = await executor
+    .insertInto('invite_codes')
+    .values({
+      code: code.code,
+      created_at: code.createdAt,
+      owner_callsign: code.ownerCallsign,
+      label: code.label ?? null,
+      expires_at: code.expiresAt ?? null,
+      max_uses: code.maxUses ?? null,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .returning('code')
+    .execute();
+  return rows.length > 0;
+}
+
+/** The code, deleted or not; codes are stored upper-case. */
+export async function findInviteCode(
+  executor: Executor,
+  code: string,
+): Promise<InviteCode | undefined> {
+  const row = await executor
+    .selectFrom('invite_codes')
+    .selectAll()
+    .where('code', '=', code.toUpperCase())
+    .executeTakeFirst();
+  return row && toInviteCode(row);
+}
+
+/** Codes not deleted, newest first (enrollment/pools). */
+export async function listInviteCodes(executor: Executor): Promise<InviteCode[]> {
+  const rows = await executor
+    .selectFrom('invite_codes')
+    .selectAll()
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('code')
+    .execute();
+  return rows.map(toInviteCode);
+}
+
+/**
+ * Counts one enrollment against the code, only while it admits people: not deleted, not
+ * deactivated, not expired and under its use limit, in one conditional UPDATE, so racing
+ * enrollments can never exceed the limit. False when the code admits nobody.
+ */
+export async function recordInviteUse(
+  executor: Executor,
+  code: string,
+  now: number,
+): Promise<boolean> {
+  const result = await executor
+    .updateTable('invite_codes')
+    .set((eb) => ({ use_count: eb('use_count', '+', 1) }))
+    .where('code', '=', code.toUpperCase())
+    .where('deleted_at', 'is', null)
+    .where('deactivated_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .where((eb) => eb.or([eb('max_uses', 'is', null), eb('use_count', '<', eb.ref('max_uses'))]))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Sets or clears `deactivated_at` on a code that is not deleted. True when the code exists (and
+ * is not deleted), whether or not it changed: activate and deactivate are idempotent.
+ */
+export async function setInviteCodeActive(
+  executor: Executor,
+  code: string,
+  active: boolean,
+  now: number,
+): Promise<boolean> {
+  const existing = await executor
+    .updateTable('invite_codes')
+    .set({ deactivated_at: active ? null : now })
+    .where('code', '=', code.toUpperCase())
+    .where('deleted_at', 'is', null)
+    .where('deactivated_at', active ? 'is not' : 'is', null)
+    .executeTakeFirst();
+  if (existing.numUpdatedRows > 0n) return true;
+  const found = await findInviteCode(executor, code);
+  return found !== undefined && found.deletedAt === null;
+}
+
+/** Soft-deletes a code; false when it is unknown or deleted already. */
+export async function deleteInviteCode(
+  executor: Executor,
+  code: string,
+  now: number,
+): Promise<boolean> {
+  const result = await executor
+    .updateTable('invite_codes')
+    .set({ deleted_at: now })
+    .where('code', '=', code.toUpperCase())
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+function toInviteCode(row: Selectable<InviteCodesTable>): InviteCode {
+  return {
+    code: row.code,
+    createdAt: row.created_at,
+    ownerCallsign: row.owner_callsign,
+    label: row.label,
+    expiresAt: row.expires_at,
+    maxUses: row.max_uses,
+    useCount: row.use_count,
+    deactivatedAt: row.deactivated_at,
+    deletedAt: row.deleted_at,
+  };
+}

@@ -1,0 +1,7 @@
+import type { FastifyInstance } from 'fastify';
+import type { RouteContext } from '../route-context.js';
+
+/** The people calls of product.md §4. */
+export function registerPeopleRoutes(_app: FastifyInstance, _context: RouteContext): void {
+  // Filled by the API issue.
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { approvalCodeField, callsignField, codeField, successTrue } from './fields.js';
+
+/** GET enrollment/invitecode?invitecode= */
+export const checkInviteCodeQuerySchema = z.strictObject({ invitecode: codeField });
+export const checkInviteCodeResponseSchema = z.object({ invitecode_is_active: z.boolean() });
+
+/** POST enrollment/invitecode/enroll */
+export const enrollBodySchema = z.strictObject({
+  callsign: callsignField,
+  invite_code: codeField,
+});
+export const enrollResponseSchema = z.object({
+  jwt: z.string(),
+  approvecode: z.string(),
+  callsign: z.string(),
+});
+
+/** The decision on an enrollment: 0 pending, 1 approved, 2 rejected (spec §3). */
+export const ENROLLMENT_STATE = { pending: 0, approved: 1, rejected: 2 } as const;
+export const enrollmentStateNameSchema = z.enum(['pending', 'approved', 'rejected']);
+export const enrollmentStateSchema = z.union([z.literal(0), z.literal(1), z.literal(2)]);
+
+/** GET enrollment/have-i-been-accepted */
+export const acceptanceResponseSchema = z.object({
+  have_i_been_accepted: z.boolean(),
+  state: enrollmentStateNameSchema,
+});
+
+/** GET enrollment/list (admin): approvecode is always "" here (product.md §4). */
+export const enrollmentListResponseSchema = z.object({
+  callsign_list: z.array(
+    z.object({
+      callsign: z.string(),
+      approvecode: z.literal(''),
+      state: enrollmentStateSchema,
+    }),
+  ),
+});
+
+/** POST enrollment/accept (admin) */
+export const acceptBodySchema = z.strictObject({
+  callsign: callsignField,
+  approvecode: approvalCodeField,
+});
+export const acceptResponseSchema = z.object({ success: successTrue, detail: z.string() });
+
+/** POST enrollment/lock (admin): rejects a pending enrollment. */
+export const lockBodySchema = z.strictObject({
+  callsign: callsignField,
+  lock_reason: z.string().max(500),
+});
+export const lockResponseSchema = z.object({ success: successTrue });
+
+export type CheckInviteCodeResponse = z.infer<typeof checkInviteCodeResponseSchema>;
+export type EnrollBody = z.input<typeof enrollBodySchema>;
+export type EnrollResponse = z.infer<typeof enrollResponseSchema>;
+export type EnrollmentStateName = z.infer<typeof enrollmentStateNameSchema>;
+export type EnrollmentState = z.infer<typeof enrollmentStateSchema>;
+export type AcceptanceResponse = z.infer<typeof acceptanceResponseSchema>;
+export type EnrollmentListResponse = z.infer<typeof enrollmentListResponseSchema>;
+export type AcceptBody = z.input<typeof acceptBodySchema>;
+export type AcceptResponse = z.infer<typeof acceptResponseSchema>;
+export type LockBody = z.input<typeof lockBodySchema>;
+export type LockResponse = z.infer<typeof lockResponseSchema>;
