@@ -1,28 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from './connection.js';
-import { testEngines } from './test-engines.testing.js';
-import type { ScratchDatabase } from './test-engines.testing.js';
+import { expect, it } from 'vitest';
+import { describeWithMigratedDatabase } from './engine-suite.testing.js';
 import { inTransaction, lockForTransaction } from './transaction.js';
 
 const T = 1_767_225_600_000;
 
-describe.each(testEngines())('transactions on $name', (engine) => {
-  let scratch: ScratchDatabase;
-  let handle: DatabaseHandle;
-
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    handle = await scratch.openMigrated();
-  });
-  afterAll(() => scratch.drop());
-
+describeWithMigratedDatabase('transactions', (database) => {
   const inviteCount = async (code: string) =>
-    (await handle.db.selectFrom('invite_codes').select('code').where('code', '=', code).execute())
-      .length;
+    (
+      await database.handle.db
+        .selectFrom('invite_codes')
+        .select('code')
+        .where('code', '=', code)
+        .execute()
+    ).length;
 
   it('a failing statement inside db.transaction() leaves nothing written', async () => {
-    const attempt = handle.db.transaction().execute(async (trx) => {
+    const attempt = database.handle.db.transaction().execute(async (trx) => {
       await trx.insertInto('invite_codes').values({ code: 'ROLLBACK', created_at: T }).execute();
       await trx
         .insertInto('members')
@@ -40,12 +34,12 @@ describe.each(testEngines())('transactions on $name', (engine) => {
 
     await expect(attempt).rejects.toThrow();
     expect(await inviteCount('ROLLBACK')).toBe(0);
-    const members = await handle.db.selectFrom('members').select('callsign').execute();
+    const members = await database.handle.db.selectFrom('members').select('callsign').execute();
     expect(members).toEqual([]);
   });
 
   it('inTransaction joins the caller’s transaction, so the caller’s rollback undoes it', async () => {
-    const attempt = handle.db.transaction().execute(async (trx) => {
+    const attempt = database.handle.db.transaction().execute(async (trx) => {
       await inTransaction(trx, (inner) =>
         inner.insertInto('invite_codes').values({ code: 'JOINED', created_at: T }).execute(),
       );
@@ -57,7 +51,7 @@ describe.each(testEngines())('transactions on $name', (engine) => {
   });
 
   it('inTransaction opens a transaction of its own when given the database', async () => {
-    const attempt = inTransaction(handle.db, async (trx) => {
+    const attempt = inTransaction(database.handle.db, async (trx) => {
       expect(trx.isTransaction).toBe(true);
       await trx.insertInto('invite_codes').values({ code: 'OWN', created_at: T }).execute();
       throw new Error('fails after writing');
@@ -68,7 +62,7 @@ describe.each(testEngines())('transactions on $name', (engine) => {
   });
 
   it('lockForTransaction serialises read-then-write rules: two racing removals keep one', async () => {
-    await handle.db
+    await database.handle.db
       .insertInto('invite_codes')
       .values([
         { code: 'KEEP1', created_at: T },
@@ -77,7 +71,7 @@ describe.each(testEngines())('transactions on $name', (engine) => {
       .execute();
     // Rule under test: "delete my code only while another one remains".
     const removeIfAnotherRemains = (code: string) =>
-      handle.db.transaction().execute(async (trx) => {
+      database.handle.db.transaction().execute(async (trx) => {
         await lockForTransaction(trx, 'keep-one-test');
         const remaining = await trx
           .selectFrom('invite_codes')
@@ -100,7 +94,7 @@ describe.each(testEngines())('transactions on $name', (engine) => {
 
     expect(outcomes.filter(Boolean)).toHaveLength(1);
     expect(
-      await handle.db
+      await database.handle.db
         .selectFrom('invite_codes')
         .select('code')
         .where('code', 'like', 'KEEP%')

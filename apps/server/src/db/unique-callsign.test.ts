@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from './connection.js';
+import { describe, expect, it } from 'vitest';
+import { describeWithMigratedDatabase } from './engine-suite.testing.js';
 import { isUniqueViolation } from './errors.js';
-import { testEngines } from './test-engines.testing.js';
-import type { ScratchDatabase } from './test-engines.testing.js';
 
 const T = 1_767_225_600_000;
 
@@ -10,20 +8,11 @@ function member(callsign: string) {
   return { callsign, status: 'active', invite_code: null, created_at: T, updated_at: T } as const;
 }
 
-describe.each(testEngines())('callsign uniqueness on $name', (engine) => {
-  let scratch: ScratchDatabase;
-  let handle: DatabaseHandle;
-
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    handle = await scratch.openMigrated();
-  });
-  afterAll(() => scratch.drop());
-
+describeWithMigratedDatabase('callsign uniqueness', (database) => {
   it('the index on lower(callsign) rejects Alpha after alpha, as a unique violation', async () => {
-    await handle.db.insertInto('members').values(member('alpha')).execute();
+    await database.handle.db.insertInto('members').values(member('alpha')).execute();
 
-    const error: unknown = await handle.db
+    const error: unknown = await database.handle.db
       .insertInto('members')
       .values(member('Alpha'))
       .execute()
@@ -34,12 +23,12 @@ describe.each(testEngines())('callsign uniqueness on $name', (engine) => {
   });
 
   it('a revoked callsign stays taken', async () => {
-    await handle.db
+    await database.handle.db
       .insertInto('members')
       .values({ ...member('Bravo'), status: 'revoked', revoked_at: T })
       .execute();
 
-    const error: unknown = await handle.db
+    const error: unknown = await database.handle.db
       .insertInto('members')
       .values(member('BRAVO'))
       .execute()
@@ -50,9 +39,9 @@ describe.each(testEngines())('callsign uniqueness on $name', (engine) => {
 
   it('isUniqueViolation also recognises a primary-key clash', async () => {
     const row = { jti: 'jti-1', used_at: T, expires_at: T + 1 };
-    await handle.db.insertInto('used_tokens').values(row).execute();
+    await database.handle.db.insertInto('used_tokens').values(row).execute();
 
-    const error: unknown = await handle.db
+    const error: unknown = await database.handle.db
       .insertInto('used_tokens')
       .values(row)
       .execute()
@@ -62,7 +51,7 @@ describe.each(testEngines())('callsign uniqueness on $name', (engine) => {
   });
 
   it('isUniqueViolation is false for other constraint failures', async () => {
-    const error: unknown = await handle.db
+    const error: unknown = await database.handle.db
       .insertInto('member_roles')
       .values({ callsign: 'nobody', role: 'admin' })
       .execute()

@@ -1,23 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../db/connection.js';
-import { testEngines } from '../../db/test-engines.testing.js';
-import type { ScratchDatabase } from '../../db/test-engines.testing.js';
+import { expect, it } from 'vitest';
+import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
 import { appendAuditEvent, listRecentAuditEvents } from './repository.js';
 
 const T = 1_767_225_600_000;
 
-describe.each(testEngines())('audit repository on $name', (engine) => {
-  let scratch: ScratchDatabase;
-  let handle: DatabaseHandle;
-
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    handle = await scratch.openMigrated();
-  });
-  afterAll(() => scratch.drop());
-
+describeWithMigratedDatabase('audit repository', (database) => {
   it('appends events and lists the latest first, detail round-tripping as JSON', async () => {
-    const first = await appendAuditEvent(handle.db, {
+    const first = await appendAuditEvent(database.handle.db, {
       at: T,
       actor: null,
       action: 'sign-in',
@@ -28,7 +17,7 @@ describe.each(testEngines())('audit repository on $name', (engine) => {
     const ids = [first];
     for (let i = 0; i < 5; i += 1) {
       ids.push(
-        await appendAuditEvent(handle.db, {
+        await appendAuditEvent(database.handle.db, {
           at: T + 10,
           actor: 'Alpha',
           action: 'people.revoke',
@@ -40,7 +29,7 @@ describe.each(testEngines())('audit repository on $name', (engine) => {
       );
     }
 
-    const recent = await listRecentAuditEvents(handle.db, 3);
+    const recent = await listRecentAuditEvents(database.handle.db, 3);
 
     expect(recent.map((event) => event.id)).toEqual(ids.slice(-3).reverse());
     expect(recent[0]).toEqual({
@@ -53,7 +42,7 @@ describe.each(testEngines())('audit repository on $name', (engine) => {
       clientAddress: '2001:db8::1',
       detail: { serials: ['0a', '0b'], index: 4 },
     });
-    const all = await listRecentAuditEvents(handle.db);
+    const all = await listRecentAuditEvents(database.handle.db);
     expect(all.at(-1)).toMatchObject({ id: first, actor: null, detail: null, outcome: 'failure' });
   });
 });

@@ -1,24 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../db/connection.js';
-import { testEngines } from '../../db/test-engines.testing.js';
-import type { ScratchDatabase } from '../../db/test-engines.testing.js';
+import { expect, it } from 'vitest';
+import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
 import { consumeLoginCode, insertLoginCode, isLoginCodeUsable } from './login-code-repository.js';
 
 const T = 1_767_225_600_000;
 const MINUTE = 60_000;
 
-describe.each(testEngines())('login code repository on $name', (engine) => {
-  let scratch: ScratchDatabase;
-  let handle: DatabaseHandle;
-
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    handle = await scratch.openMigrated();
-  });
-  afterAll(() => scratch.drop());
-
+describeWithMigratedDatabase('login code repository', (database) => {
   it('consumes a code once and returns it', async () => {
-    await insertLoginCode(handle.db, {
+    await insertLoginCode(database.handle.db, {
       codeHash: 'hash-once',
       kind: 'exchange',
       subjectCallsign: 'Alpha',
@@ -26,8 +15,8 @@ describe.each(testEngines())('login code repository on $name', (engine) => {
       expiresAt: T + 5 * MINUTE,
     });
 
-    expect(await isLoginCodeUsable(handle.db, 'hash-once', T + 1)).toBe(true);
-    expect(await consumeLoginCode(handle.db, 'hash-once', T + 1)).toEqual({
+    expect(await isLoginCodeUsable(database.handle.db, 'hash-once', T + 1)).toBe(true);
+    expect(await consumeLoginCode(database.handle.db, 'hash-once', T + 1)).toEqual({
       codeHash: 'hash-once',
       kind: 'exchange',
       subjectCallsign: 'Alpha',
@@ -35,12 +24,12 @@ describe.each(testEngines())('login code repository on $name', (engine) => {
       expiresAt: T + 5 * MINUTE,
       usedAt: T + 1,
     });
-    expect(await isLoginCodeUsable(handle.db, 'hash-once', T + 2)).toBe(false);
-    expect(await consumeLoginCode(handle.db, 'hash-once', T + 2)).toBeUndefined();
+    expect(await isLoginCodeUsable(database.handle.db, 'hash-once', T + 2)).toBe(false);
+    expect(await consumeLoginCode(database.handle.db, 'hash-once', T + 2)).toBeUndefined();
   });
 
   it('gives exactly one winner to 10 parallel consumptions of one code', async () => {
-    await insertLoginCode(handle.db, {
+    await insertLoginCode(database.handle.db, {
       codeHash: 'hash-race',
       kind: 'admin',
       subjectCallsign: null,
@@ -50,7 +39,9 @@ describe.each(testEngines())('login code repository on $name', (engine) => {
 
     const attempts = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        handle.db.transaction().execute((trx) => consumeLoginCode(trx, 'hash-race', T + i)),
+        database.handle.db
+          .transaction()
+          .execute((trx) => consumeLoginCode(trx, 'hash-race', T + i)),
       ),
     );
 
@@ -60,7 +51,7 @@ describe.each(testEngines())('login code repository on $name', (engine) => {
   });
 
   it('refuses an expired code, and one that expires at this very moment', async () => {
-    await insertLoginCode(handle.db, {
+    await insertLoginCode(database.handle.db, {
       codeHash: 'hash-expired',
       kind: 'admin',
       subjectCallsign: null,
@@ -68,10 +59,12 @@ describe.each(testEngines())('login code repository on $name', (engine) => {
       expiresAt: T + MINUTE,
     });
 
-    expect(await isLoginCodeUsable(handle.db, 'hash-expired', T + MINUTE)).toBe(false);
-    expect(await consumeLoginCode(handle.db, 'hash-expired', T + MINUTE)).toBeUndefined();
-    expect(await consumeLoginCode(handle.db, 'hash-expired', T + 2 * MINUTE)).toBeUndefined();
-    const row = await handle.db
+    expect(await isLoginCodeUsable(database.handle.db, 'hash-expired', T + MINUTE)).toBe(false);
+    expect(await consumeLoginCode(database.handle.db, 'hash-expired', T + MINUTE)).toBeUndefined();
+    expect(
+      await consumeLoginCode(database.handle.db, 'hash-expired', T + 2 * MINUTE),
+    ).toBeUndefined();
+    const row = await database.handle.db
       .selectFrom('login_codes')
       .select('used_at')
       .where('code_hash', '=', 'hash-expired')
@@ -80,7 +73,7 @@ describe.each(testEngines())('login code repository on $name', (engine) => {
   });
 
   it('knows nothing of an unknown hash', async () => {
-    expect(await isLoginCodeUsable(handle.db, 'hash-unknown', T)).toBe(false);
-    expect(await consumeLoginCode(handle.db, 'hash-unknown', T)).toBeUndefined();
+    expect(await isLoginCodeUsable(database.handle.db, 'hash-unknown', T)).toBe(false);
+    expect(await consumeLoginCode(database.handle.db, 'hash-unknown', T)).toBeUndefined();
   });
 });

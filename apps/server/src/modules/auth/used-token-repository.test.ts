@@ -1,28 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../db/connection.js';
-import { testEngines } from '../../db/test-engines.testing.js';
-import type { ScratchDatabase } from '../../db/test-engines.testing.js';
+import { expect, it } from 'vitest';
+import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
 import { recordUsedToken } from './used-token-repository.js';
 
 const T = 1_767_225_600_000;
 
-describe.each(testEngines())('used token repository on $name', (engine) => {
-  let scratch: ScratchDatabase;
-  let handle: DatabaseHandle;
-
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    handle = await scratch.openMigrated();
-  });
-  afterAll(() => scratch.drop());
-
+describeWithMigratedDatabase('used token repository', (database) => {
   it('records a jti the first time and returns false the second', async () => {
     const token = { jti: 'jti-twice', usedAt: T, expiresAt: T + 900_000 };
 
-    expect(await recordUsedToken(handle.db, token)).toBe(true);
-    expect(await recordUsedToken(handle.db, { ...token, usedAt: T + 1 })).toBe(false);
+    expect(await recordUsedToken(database.handle.db, token)).toBe(true);
+    expect(await recordUsedToken(database.handle.db, { ...token, usedAt: T + 1 })).toBe(false);
 
-    const rows = await handle.db
+    const rows = await database.handle.db
       .selectFrom('used_tokens')
       .selectAll()
       .where('jti', '=', 'jti-twice')
@@ -33,7 +22,7 @@ describe.each(testEngines())('used token repository on $name', (engine) => {
   it('gives one winner to parallel uses of one token, each in its own transaction', async () => {
     const results = await Promise.all(
       Array.from({ length: 10 }, () =>
-        handle.db
+        database.handle.db
           .transaction()
           .execute((trx) => recordUsedToken(trx, { jti: 'jti-race', usedAt: T, expiresAt: T + 1 })),
       ),

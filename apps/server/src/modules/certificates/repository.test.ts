@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../db/connection.js';
-import { testEngines } from '../../db/test-engines.testing.js';
-import type { ScratchDatabase } from '../../db/test-engines.testing.js';
+import { expect, it } from 'vitest';
+import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
 import {
   findCertificateBySerial,
   listRevokedCertificates,
@@ -19,20 +17,14 @@ function certificate(serial: string, callsign: string): NewCertificate {
   return { serial, callsign, purpose: 'member', notBefore: T, notAfter: T + YEAR, issuedAt: T };
 }
 
-describe.each(testEngines())('certificate repository on $name', (engine) => {
-  let scratch: ScratchDatabase;
-  let handle: DatabaseHandle;
-
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    handle = await scratch.openMigrated();
-  });
-  afterAll(() => scratch.drop());
-
+describeWithMigratedDatabase('certificate repository', (database) => {
   it('records an issued certificate and finds it by serial', async () => {
-    await recordIssuedCertificate(handle.db, { ...certificate('0a01', 'Alpha'), purpose: 'tak' });
+    await recordIssuedCertificate(database.handle.db, {
+      ...certificate('0a01', 'Alpha'),
+      purpose: 'tak',
+    });
 
-    expect(await findCertificateBySerial(handle.db, '0a01')).toEqual({
+    expect(await findCertificateBySerial(database.handle.db, '0a01')).toEqual({
       serial: '0a01',
       callsign: 'Alpha',
       purpose: 'tak',
@@ -42,20 +34,22 @@ describe.each(testEngines())('certificate repository on $name', (engine) => {
       revokedAt: null,
       revocationReason: null,
     });
-    expect(await findCertificateBySerial(handle.db, 'ffff')).toBeUndefined();
+    expect(await findCertificateBySerial(database.handle.db, 'ffff')).toBeUndefined();
   });
 
   it('revokes one certificate once; the first revocation time and reason stay', async () => {
-    await recordIssuedCertificate(handle.db, certificate('0b01', 'Bravo'));
+    await recordIssuedCertificate(database.handle.db, certificate('0b01', 'Bravo'));
 
-    expect(await revokeCertificate(handle.db, '0b01', { at: T + 1, reason: 'keyCompromise' })).toBe(
-      true,
-    );
-    expect(await revokeCertificate(handle.db, '0b01', { at: T + 2, reason: 'superseded' })).toBe(
+    expect(
+      await revokeCertificate(database.handle.db, '0b01', { at: T + 1, reason: 'keyCompromise' }),
+    ).toBe(true);
+    expect(
+      await revokeCertificate(database.handle.db, '0b01', { at: T + 2, reason: 'superseded' }),
+    ).toBe(false);
+    expect(await revokeCertificate(database.handle.db, 'ffff', { at: T + 2, reason: null })).toBe(
       false,
     );
-    expect(await revokeCertificate(handle.db, 'ffff', { at: T + 2, reason: null })).toBe(false);
-    expect(await findCertificateBySerial(handle.db, '0b01')).toMatchObject({
+    expect(await findCertificateBySerial(database.handle.db, '0b01')).toMatchObject({
       revokedAt: T + 1,
       revocationReason: 'keyCompromise',
     });
@@ -63,33 +57,35 @@ describe.each(testEngines())('certificate repository on $name', (engine) => {
 
   it('revoke-all returns the serials it revoked and changes only unrevoked rows of that callsign', async () => {
     for (const serial of ['0c01', '0c02', '0c03']) {
-      await recordIssuedCertificate(handle.db, certificate(serial, 'Charlie'));
+      await recordIssuedCertificate(database.handle.db, certificate(serial, 'Charlie'));
     }
-    await recordIssuedCertificate(handle.db, certificate('0d01', 'Delta'));
-    await revokeCertificate(handle.db, '0c02', { at: T + 1, reason: 'superseded' });
+    await recordIssuedCertificate(database.handle.db, certificate('0d01', 'Delta'));
+    await revokeCertificate(database.handle.db, '0c02', { at: T + 1, reason: 'superseded' });
 
-    const serials = await revokeCertificatesOf(handle.db, 'CHARLIE', {
+    const serials = await revokeCertificatesOf(database.handle.db, 'CHARLIE', {
       at: T + 5,
       reason: 'cessationOfOperation',
     });
 
     expect(serials).toEqual(['0c01', '0c03']);
-    expect(await findCertificateBySerial(handle.db, '0c02')).toMatchObject({
+    expect(await findCertificateBySerial(database.handle.db, '0c02')).toMatchObject({
       revokedAt: T + 1,
       revocationReason: 'superseded',
     });
-    expect(await findCertificateBySerial(handle.db, '0c03')).toMatchObject({
+    expect(await findCertificateBySerial(database.handle.db, '0c03')).toMatchObject({
       revokedAt: T + 5,
       revocationReason: 'cessationOfOperation',
     });
-    expect(await findCertificateBySerial(handle.db, '0d01')).toMatchObject({ revokedAt: null });
-    expect(await revokeCertificatesOf(handle.db, 'charlie', { at: T + 6, reason: null })).toEqual(
-      [],
-    );
+    expect(await findCertificateBySerial(database.handle.db, '0d01')).toMatchObject({
+      revokedAt: null,
+    });
+    expect(
+      await revokeCertificatesOf(database.handle.db, 'charlie', { at: T + 6, reason: null }),
+    ).toEqual([]);
   });
 
   it('lists revoked certificates for the CRL, oldest revocation first', async () => {
-    expect(await listRevokedCertificates(handle.db)).toEqual([
+    expect(await listRevokedCertificates(database.handle.db)).toEqual([
       { serial: '0b01', revokedAt: T + 1, reason: 'keyCompromise' },
       { serial: '0c02', revokedAt: T + 1, reason: 'superseded' },
       { serial: '0c01', revokedAt: T + 5, reason: 'cessationOfOperation' },
@@ -98,18 +94,21 @@ describe.each(testEngines())('certificate repository on $name', (engine) => {
   });
 
   it('changes the revocation stamp with every revocation, and only then', async () => {
-    const before = await revocationStamp(handle.db);
+    const before = await revocationStamp(database.handle.db);
     expect(before).toEqual({ revokedCount: 4, lastRevokedAt: T + 5 });
 
-    await recordIssuedCertificate(handle.db, certificate('0e01', 'Echo'));
-    expect(await revocationStamp(handle.db)).toEqual(before);
+    await recordIssuedCertificate(database.handle.db, certificate('0e01', 'Echo'));
+    expect(await revocationStamp(database.handle.db)).toEqual(before);
 
-    await revokeCertificate(handle.db, '0e01', { at: T + 3, reason: null });
-    expect(await revocationStamp(handle.db)).toEqual({ revokedCount: 5, lastRevokedAt: T + 5 });
+    await revokeCertificate(database.handle.db, '0e01', { at: T + 3, reason: null });
+    expect(await revocationStamp(database.handle.db)).toEqual({
+      revokedCount: 5,
+      lastRevokedAt: T + 5,
+    });
   });
 
   it('gives an empty stamp when nothing is revoked', async () => {
-    const fresh = await engine.createScratchDatabase();
+    const fresh = await database.createScratchDatabase();
     try {
       const { db } = await fresh.openMigrated();
       expect(await revocationStamp(db)).toEqual({ revokedCount: 0, lastRevokedAt: null });
