@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import swagger from '@fastify/swagger';
 import {
   jsonSchemaTransform,
@@ -27,6 +34,24 @@ import { registerPeopleRoutes } from './modules/people/routes.js';
 import type { RouteContext } from './modules/route-context.js';
 import { registerStaticSite } from './web/static-site.js';
 
+/**
+ * The web app sends `Content-Type: application/json` on every call (spec §7), also on calls
+ * without a body (invitecode/create, the DELETEs). An empty body is read as no body; anything
+ * else goes to Fastify's own parser, which also guards against prototype poisoning.
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    void parseJson(request, text, done);
+  });
+}
+
 export interface BuildAppOptions {
   /** Log as JSON lines at the configured level (the service); tests pass false. */
   logger?: boolean;
@@ -49,11 +74,17 @@ export async function buildApp(
     // Unique across restarts and instances, so log lines of one request can be found anywhere.
     genReqId: () => randomUUID(),
     return503OnClosing: true,
+    // A URL the router cannot decode (bad percent-encoding, an over-long segment) answers in
+    // the same `{"detail"}` form as every other error.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      void reply.status(400).send({ detail: error.message });
+    },
   };
   const app = Fastify(serverOptions);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
+  acceptEmptyJsonBodies(app);
   await registerSecurityHeaders(app);
   registerMtlsGate(app, portal.certificates.lookup, `${config.publicOrigin}/error?code=mtls_fail`);
   registerRequestLogging(app);

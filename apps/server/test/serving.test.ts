@@ -38,6 +38,7 @@ beforeAll(async () => {
     { schema: { body: z.strictObject({ callsign: z.string().regex(/^[A-Za-z0-9]{3,30}$/) }) } },
     (request) => Promise.resolve(request.body),
   );
+  app.post('/api/v1/test/no-body', (request) => Promise.resolve({ body: request.body ?? null }));
   await app.ready();
 });
 
@@ -149,6 +150,31 @@ describe('request bodies', () => {
     });
     expect(notJson.statusCode).toBe(422);
     expect(notJson.json()).toMatchObject({ detail: [{ type: 'json_invalid' }] });
+  });
+});
+
+describe('calls without a body', () => {
+  it('accept the JSON content type with an empty body, as the web app sends it', async () => {
+    for (const payload of ['', '  ']) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/v1/test/no-body',
+        headers: { 'content-type': 'application/json' },
+        payload,
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({ body: null });
+    }
+  });
+
+  it('still refuse an empty body where one is required', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/v1/test/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
+    expect(response.statusCode).toBe(422);
   });
 });
 

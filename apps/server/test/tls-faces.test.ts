@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CertificateAuthority, type IssuedCertificate } from '../src/ca/authority.js';
 import { buildPkcs12 } from '../src/ca/pkcs12.js';
 import { recordIssuedCertificate } from '../src/modules/certificates/repository.js';
+import { insertEnrollment } from '../src/modules/enrollment/repository.js';
+import { insertInviteCode } from '../src/modules/invites/repository.js';
+import { insertMember } from '../src/modules/people/repository.js';
 import { revokeMember } from '../src/modules/people/revocation.js';
 import { TokenService } from '../src/modules/auth/token-service.js';
 import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
@@ -472,13 +475,20 @@ describe.each(testEngines())('on $name', (engine) => {
     });
 
     it('does not take a token for a pending enrollee as a valid user', async () => {
-      const { insertMember } = await import('../src/modules/people/repository.js');
-      await insertMember(portal.portal.database.db, {
+      const db = portal.portal.database.db;
+      await insertInviteCode(db, { code: 'NEWBCODE', createdAt: Date.now(), ownerCallsign: null });
+      await insertMember(db, {
         callsign: 'Newbie',
         status: 'pending',
-        inviteCode: null,
+        inviteCode: 'NEWBCODE',
         roles: [],
         at: Date.now(),
+      });
+      await insertEnrollment(db, {
+        callsign: 'Newbie',
+        inviteCode: 'NEWBCODE',
+        approvalCode: 'ABCD2345',
+        createdAt: Date.now(),
       });
       const { jwt } = await portal.portal.tokens.issue({
         scope: 'enrollment',

@@ -55,19 +55,21 @@ export async function consumeLoginCode(
   return row && toLoginCode(row);
 }
 
-/** True for a code that exists, is unused and has not expired at `now`. */
+/** True for a code (of `kind`, when given) that exists, is unused and has not expired at `now`. */
 export async function isLoginCodeUsable(
   executor: Executor,
   codeHash: string,
   now: number,
+  kind?: LoginCodeKind,
 ): Promise<boolean> {
-  const row = await executor
+  let query = executor
     .selectFrom('login_codes')
     .select('code_hash')
     .where('code_hash', '=', codeHash)
     .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
+    .where('expires_at', '>', now);
+  if (kind !== undefined) query = query.where('kind', '=', kind);
+  const row = await query.executeTakeFirst();
   return row !== undefined;
 }
 

@@ -1,7 +1,7 @@
 import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
 import type { KeyAlgorithm } from '../../config.js';
-import type { Database } from '../../db/schema.js';
+import type { CertificatePurpose, Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { Kysely } from 'kysely';
 import type { CertificateLookup } from '../../tls/client-certificate.js';
@@ -52,19 +52,26 @@ export class CertificateService {
   }
 
   /**
-   * Mints a fresh key pair and certificate for `callsign` and records it. The private key is
+   * Mints a fresh key pair and certificate for `callsign` without recording it: key generation is
+   * slow, so callers do it before their transaction and `record` it inside. The private key is
    * returned to the caller to package and is never stored.
    */
-  async issueMemberCertificate(
-    callsign: string,
-    purpose: 'member' | 'tak' = 'member',
-  ): Promise<IssuedCertificate> {
-    const issued = await this.ca.issueMemberCertificate({
+  async mintMemberCertificate(callsign: string): Promise<IssuedCertificate> {
+    return this.ca.issueMemberCertificate({
       callsign,
       validityDays: this.policy.validityDays,
       keyAlgorithm: this.policy.keyAlgorithm,
     });
-    await recordIssuedCertificate(this.db, {
+  }
+
+  /** Records an issued certificate, inside the caller's transaction when it passes one. */
+  async record(
+    executor: Executor,
+    issued: IssuedCertificate,
+    callsign: string,
+    purpose: CertificatePurpose,
+  ): Promise<void> {
+    await recordIssuedCertificate(executor, {
       serial: issued.serial,
       callsign,
       purpose,
@@ -72,20 +79,22 @@ export class CertificateService {
       notAfter: issued.notAfter.getTime(),
       issuedAt: this.now().getTime(),
     });
+  }
+
+  /** Mints and records a member certificate in one go (CLI, tests). */
+  async issueMemberCertificate(
+    callsign: string,
+    purpose: 'member' | 'tak' = 'member',
+  ): Promise<IssuedCertificate> {
+    const issued = await this.mintMemberCertificate(callsign);
+    await this.record(this.db, issued, callsign, purpose);
     return issued;
   }
 
   /** Issues and records a TLS server certificate (for this portal, a TAK server or a proxy). */
   async issueServerCertificate(dnsNames: string[]): Promise<IssuedCertificate> {
     const issued = await this.ca.issueServerCertificate({ dnsNames });
-    await recordIssuedCertificate(this.db, {
-      serial: issued.serial,
-      callsign: dnsNames[0] ?? '',
-      purpose: 'server',
-      notBefore: issued.notBefore.getTime(),
-      notAfter: issued.notAfter.getTime(),
-      issuedAt: this.now().getTime(),
-    });
+    await this.record(this.db, issued, dnsNames[0] ?? '', 'server');
     return issued;
   }
 

@@ -1,7 +1,75 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  API_PREFIX,
+  apiPaths,
+  createInviteResponseSchema,
+  deleteInviteResponseSchema,
+  inviteCodeBodySchema,
+  inviteCodeParamsSchema,
+  inviteToggleResponseSchema,
+  poolsResponseSchema,
+} from '@callsign/contract';
+import { actorOf } from '../people/service.js';
 import type { RouteContext } from '../route-context.js';
+import { InviteService } from './service.js';
 
-/** The invites calls of product.md §4. */
-export function registerInvitesRoutes(_app: FastifyInstance, _context: RouteContext): void {
-  // Filled by the API issue.
+/** Invite code management (admin): enrollment/pools, invitecode/create, (de)activate, delete. */
+export function registerInvitesRoutes(app: FastifyInstance, context: RouteContext): void {
+  const { auth } = context;
+  const invites = new InviteService(context.portal.database.db, context.now);
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.get(
+    apiPaths.pools,
+    { schema: { response: { 200: poolsResponseSchema } } },
+    async (request) => {
+      await auth.admin(request);
+      const codes = await invites.list();
+      return {
+        pools: codes.map((code) => ({
+          invitecode: code.code,
+          active: code.deactivatedAt === null,
+          created: new Date(code.createdAt).toISOString(),
+          owner_cs: code.ownerCallsign,
+        })),
+      };
+    },
+  );
+
+  api.post(
+    apiPaths.createInvite,
+    { schema: { response: { 200: createInviteResponseSchema } } },
+    async (request) => {
+      const actor = actorOf(await auth.admin(request), request.ip);
+      return { invite_code: await invites.create(actor) };
+    },
+  );
+
+  for (const [path, active] of [
+    [apiPaths.deactivateInvite, false],
+    [apiPaths.activateInvite, true],
+  ] as const) {
+    api.put(
+      path,
+      { schema: { body: inviteCodeBodySchema, response: { 200: inviteToggleResponseSchema } } },
+      async (request) => {
+        const actor = actorOf(await auth.admin(request), request.ip);
+        await invites.setActive(actor, request.body.invite_code, active);
+        return { success: true as const };
+      },
+    );
+  }
+
+  api.delete(
+    `${API_PREFIX}/enrollment/invitecode/:code`,
+    { schema: { params: inviteCodeParamsSchema, response: { 200: deleteInviteResponseSchema } } },
+    async (request) => {
+      const actor = actorOf(await auth.admin(request), request.ip);
+      return {
+        success: true as const,
+        invite_code: await invites.delete(actor, request.params.code),
+      };
+    },
+  );
 }

@@ -1,7 +1,28 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { API_PREFIX, keyDownloadParamsSchema, keyDownloadQuerySchema } from '@callsign/contract';
+import { actorOf } from '../people/service.js';
 import type { RouteContext } from '../route-context.js';
+import { KeyService } from './service.js';
 
-/** The keys calls of product.md §4. */
-export function registerKeysRoutes(_app: FastifyInstance, _context: RouteContext): void {
-  // Filled by the API issue.
+/** GET enduserpfx/{callsign}?format=legacy|modern (valid user): the caller's own keystore. */
+export function registerKeysRoutes(app: FastifyInstance, context: RouteContext): void {
+  const { database, certificates } = context.portal;
+  const keys = new KeyService(database.db, certificates, context.now);
+
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .get(
+      `${API_PREFIX}/enduserpfx/:callsign`,
+      { schema: { params: keyDownloadParamsSchema, querystring: keyDownloadQuerySchema } },
+      async (request, reply) => {
+        const actor = actorOf(await context.auth.validUser(request), request.ip);
+        const key = await keys.download(actor, request.params.callsign, request.query.format);
+        return reply
+          .type('application/x-pkcs12')
+          .header('content-disposition', `attachment; filename="${key.callsign}.pfx"`)
+          .header('cache-control', 'no-store')
+          .send(key.pfx);
+      },
+    );
 }

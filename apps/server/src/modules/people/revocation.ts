@@ -1,8 +1,16 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import { inTransaction, lockForTransaction } from '../../db/transaction.js';
+import type { Executor } from '../../db/transaction.js';
 import { appendAuditEvent } from '../audit/repository.js';
 import type { CertificateService } from '../certificates/service.js';
 import { findMemberByCallsign, setMemberStatus } from './repository.js';
+
+/**
+ * The lock every transaction takes that changes who is a member or an admin, or that issues a
+ * member a certificate: revocation, promote, demote, key download. Under it the rules that read
+ * several rows ("at least one admin remains", "a revoked member gets no new certificate") hold
+ * on PostgreSQL too (db/transaction.ts).
+ */
+export const MEMBERSHIP_LOCK = 'membership';
 
 export interface RevocationResult {
   callsign: string;
@@ -13,18 +21,20 @@ export interface RevocationResult {
 }
 
 /**
- * Revokes a member and every certificate they hold, in one transaction (product.md §5). The CRL
- * follows on its next request; the mTLS face refuses their certificates on the next request.
- * Undefined when there is no such member or they were revoked already. Rules about who may
- * revoke whom belong to the caller.
+ * Revokes a member and every certificate they hold, in one transaction (product.md §5): the
+ * caller's when `executor` is one (so its rules and this revocation commit together), else a new
+ * one. The CRL follows on its next request; the mTLS face refuses their certificates on the next
+ * request. Undefined when there is no such member or they were revoked already. Rules about who
+ * may revoke whom belong to the caller.
  */
 export async function revokeMember(
-  db: Kysely<Database>,
+  executor: Executor,
   certificates: CertificateService,
   input: { callsign: string; actor: string; clientAddress: string | null; now?: Date },
 ): Promise<RevocationResult | undefined> {
   const at = (input.now ?? new Date()).getTime();
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(executor, async (trx) => {
+    await lockForTransaction(trx, MEMBERSHIP_LOCK);
     const member = await findMemberByCallsign(trx, input.callsign);
     if (member === undefined || member.status === 'revoked') return undefined;
     const changed = await setMemberStatus(trx, member.callsign, {

@@ -1,7 +1,65 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  API_PREFIX,
+  apiPaths,
+  callsignParamsSchema,
+  peopleListResponseSchema,
+  revokePersonResponseSchema,
+  roleChangeBodySchema,
+  roleChangeResponseSchema,
+} from '@callsign/contract';
 import type { RouteContext } from '../route-context.js';
+import { actorOf, PeopleService } from './service.js';
 
-/** The people calls of product.md §4. */
-export function registerPeopleRoutes(_app: FastifyInstance, _context: RouteContext): void {
-  // Filled by the API issue.
+/** GET people/list, DELETE people/{callsign}, POST enrollment/promote and demote (admin). */
+export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext): void {
+  const { auth, portal } = context;
+  const people = new PeopleService(portal.database.db, portal.certificates, context.now);
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.get(
+    apiPaths.peopleList,
+    { schema: { response: { 200: peopleListResponseSchema } } },
+    async (request) => {
+      await auth.admin(request);
+      const members = await people.listActive();
+      return {
+        callsign_list: members.map((member) => ({
+          callsign: member.callsign,
+          roles: [...member.roles],
+        })),
+      };
+    },
+  );
+
+  api.delete(
+    `${API_PREFIX}/people/:callsign`,
+    { schema: { params: callsignParamsSchema, response: { 200: revokePersonResponseSchema } } },
+    async (request) => {
+      const actor = actorOf(await auth.admin(request), request.ip);
+      const revoked = await people.revoke(actor, request.params.callsign);
+      return { success: true as const, invite_code: revoked.inviteCode };
+    },
+  );
+
+  api.post(
+    apiPaths.promote,
+    { schema: { body: roleChangeBodySchema, response: { 200: roleChangeResponseSchema } } },
+    async (request) => {
+      const actor = actorOf(await auth.admin(request), request.ip);
+      const detail = await people.promote(actor, request.body.callsign);
+      return { success: true as const, detail };
+    },
+  );
+
+  api.post(
+    apiPaths.demote,
+    { schema: { body: roleChangeBodySchema, response: { 200: roleChangeResponseSchema } } },
+    async (request) => {
+      const actor = actorOf(await auth.admin(request), request.ip);
+      const detail = await people.demote(actor, request.body.callsign);
+      return { success: true as const, detail };
+    },
+  );
 }

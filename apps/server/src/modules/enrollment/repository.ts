@@ -1,0 +1,120 @@
+import type { Selectable } from 'kysely';
+import type { EnrollmentsTable, EnrollmentState } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
+
+export interface Enrollment {
+  /** As the member typed it (the members row's callsign). */
+  callsign: string;
+  inviteCode: string;
+  approvalCode: string;
+  state: EnrollmentState;
+  createdAt: number;
+  decidedAt: number | null;
+  decidedBy: string | null;
+  lockReason: string | null;
+}
+
+export interface NewEnrollment {
+  callsign: string;
+  inviteCode: string;
+  approvalCode: string;
+  createdAt: number;
+}
+
+export interface Decision {
+  state: Exclude<EnrollmentState, 0>;
+  at: number;
+  by: string;
+  lockReason?: string;
+}
+
+/** Inserts a pending enrollment; its members row must exist (same callsign, same case). */
+export async function insertEnrollment(
+  executor: Executor,
+  enrollment: NewEnrollment,
+): Promise<void> {
+  await executor
+    .insertInto('enrollments')
+    .values({
+      callsign: enrollment.callsign,
+      invite_code: enrollment.inviteCode,
+      approval_code: enrollment.approvalCode,
+      state: 0,
+      created_at: enrollment.createdAt,
+    })
+    .execute();
+}
+
+/**
+ * The enrollment of a callsign in any case. The stored callsign is found through the members
+ * index on lower(callsign), then the enrollment by its primary key: no scan at any size.
+ */
+export async function findEnrollment(
+  executor: Executor,
+  callsign: string,
+): Promise<Enrollment | undefined> {
+  const row = await executor
+    .selectFrom('enrollments')
+    .selectAll()
+    .where('callsign', '=', (eb) =>
+      eb
+        .selectFrom('members')
+        .select('members.callsign')
+        .where((members) =>
+          members(
+            members.fn('lower', ['members.callsign']),
+            '=',
+            members.fn('lower', [members.val(callsign)]),
+          ),
+        ),
+    )
+    .executeTakeFirst();
+  return row && toEnrollment(row);
+}
+
+/** Every enrollment, oldest first. */
+export async function listEnrollments(executor: Executor): Promise<Enrollment[]> {
+  const rows = await executor
+    .selectFrom('enrollments')
+    .selectAll()
+    .orderBy('created_at')
+    .orderBy('callsign')
+    .execute();
+  return rows.map(toEnrollment);
+}
+
+/**
+ * Records the decision on a pending enrollment (`callsign` as stored). One conditional UPDATE:
+ * of any number of racing decisions exactly one changes the row; false for the others.
+ */
+export async function decideEnrollment(
+  executor: Executor,
+  callsign: string,
+  decision: Decision,
+): Promise<boolean> {
+  const result = await executor
+    .updateTable('enrollments')
+    .set({
+      state: decision.state,
+      decided_at: decision.at,
+      decided_by: decision.by,
+      lock_reason: decision.lockReason ?? null,
+    })
+    .where('callsign', '=', callsign)
+    .where('state', '=', 0)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+function toEnrollment(row: Selectable<EnrollmentsTable>): Enrollment {
+  return {
+    callsign: row.callsign,
+    inviteCode: row.invite_code,
+    approvalCode: row.approval_code,
+    state: row.state,
+    createdAt: row.created_at,
+    decidedAt: row.decided_at,
+    decidedBy: row.decided_by,
+    lockReason: row.lock_reason,
+  };
+}

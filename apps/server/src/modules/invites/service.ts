@@ -1,0 +1,91 @@
+import type { Kysely, Transaction } from 'kysely';
+import { CODE_LENGTH } from '@callsign/contract';
+import type { Database } from '../../db/schema.js';
+import { NotFoundError } from '../../errors.js';
+import { appendAuditEvent } from '../audit/repository.js';
+import { generateCode } from '../auth/codes.js';
+import type { Actor } from '../people/service.js';
+import {
+  deleteInviteCode,
+  insertInviteCode,
+  listInviteCodes,
+  setInviteCodeActive,
+  type InviteCode,
+} from './repository.js';
+
+/** A fresh code collides with a stored one about once in 32^8 / stored codes: retry a few times. */
+export const CREATE_ATTEMPTS = 5;
+
+/** Admins managing invite codes (product.md §3, §4). Every change is audited in its transaction. */
+export class InviteService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly now: () => Date,
+    private readonly newCode: () => string = () => generateCode(CODE_LENGTH.invite),
+  ) {}
+
+  /** Codes not deleted, newest first. */
+  list(): Promise<InviteCode[]> {
+    return listInviteCodes(this.db);
+  }
+
+  /** A new active code owned by the actor; the primary key refuses a code that exists. */
+  async create(actor: Actor): Promise<string> {
+    for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt += 1) {
+      const code = this.newCode();
+      const created = await this.db.transaction().execute(async (trx) => {
+        const at = this.now().getTime();
+        const inserted = await insertInviteCode(trx, {
+          code,
+          createdAt: at,
+          ownerCallsign: actor.callsign,
+        });
+        if (inserted) await audit(trx, actor, 'invite.create', code, at);
+        return inserted;
+      });
+      if (created) return code;
+    }
+    throw new Error(`no free invite code after ${CREATE_ATTEMPTS} attempts`);
+  }
+
+  /** Activates or deactivates a code (idempotent); 404 unknown or deleted. */
+  async setActive(actor: Actor, code: string, active: boolean): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const at = this.now().getTime();
+      if (!(await setInviteCodeActive(trx, code, active, at))) {
+        throw new NotFoundError('No such invite code');
+      }
+      await audit(trx, actor, active ? 'invite.activate' : 'invite.deactivate', code, at);
+    });
+  }
+
+  /** Soft-deletes a code and returns it as stored; 404 unknown or deleted already. */
+  async delete(actor: Actor, code: string): Promise<string> {
+    const stored = code.toUpperCase();
+    await this.db.transaction().execute(async (trx) => {
+      const at = this.now().getTime();
+      if (!(await deleteInviteCode(trx, stored, at))) {
+        throw new NotFoundError('No such invite code');
+      }
+      await audit(trx, actor, 'invite.delete', stored, at);
+    });
+    return stored;
+  }
+}
+
+async function audit(
+  trx: Transaction<Database>,
+  actor: Actor,
+  action: string,
+  code: string,
+  at: number,
+): Promise<void> {
+  await appendAuditEvent(trx, {
+    at,
+    actor: actor.callsign,
+    action,
+    target: code.toUpperCase(),
+    outcome: 'success',
+    clientAddress: actor.clientAddress,
+  });
+}

@@ -1,0 +1,67 @@
+import type { Kysely } from 'kysely';
+import type { KeyFormat } from '@callsign/contract';
+import { buildPkcs12 } from '../../ca/pkcs12.js';
+import type { Database } from '../../db/schema.js';
+import { lockForTransaction } from '../../db/transaction.js';
+import { ForbiddenError } from '../../errors.js';
+import { appendAuditEvent } from '../audit/repository.js';
+import type { CertificateService } from '../certificates/service.js';
+import { findMemberByCallsign } from '../people/repository.js';
+import { MEMBERSHIP_LOCK } from '../people/revocation.js';
+import type { Actor } from '../people/service.js';
+
+export interface KeyDownload {
+  /** As the member's record has it: the file name and the password. */
+  callsign: string;
+  serial: string;
+  pfx: Buffer;
+}
+
+/**
+ * A member's own key as PKCS#12 (product.md §5): every download mints a fresh key pair and
+ * certificate; the key goes into the keystore and is forgotten.
+ */
+export class KeyService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly certificates: CertificateService,
+    private readonly now: () => Date,
+  ) {}
+
+  /** `actor` is a valid user; 403 when `callsign` is not theirs (in any case). */
+  async download(actor: Actor, callsign: string, format: KeyFormat): Promise<KeyDownload> {
+    if (callsign.toLowerCase() !== actor.callsign.toLowerCase()) {
+      throw new ForbiddenError('You can only download your own key');
+    }
+    const owner = actor.callsign;
+    // Key generation is the slow part: done before the transaction, which only records.
+    const issued = await this.certificates.mintMemberCertificate(owner);
+    const pfx = await buildPkcs12({
+      privateKeyPem: issued.privateKeyPem,
+      certificatePem: issued.certificatePem,
+      chainPem: issued.chainPem,
+      password: owner,
+      friendlyName: owner,
+      format,
+    });
+    // Under the membership lock, so a revocation either comes first (and no certificate is
+    // recorded) or comes after and revokes this one too.
+    await this.db.transaction().execute(async (trx) => {
+      await lockForTransaction(trx, MEMBERSHIP_LOCK);
+      const member = await findMemberByCallsign(trx, owner);
+      if (member?.status !== 'active') throw new ForbiddenError('Not a valid user');
+      const at = this.now().getTime();
+      await this.certificates.record(trx, issued, owner, 'member');
+      await appendAuditEvent(trx, {
+        at,
+        actor: owner,
+        action: 'key.download',
+        target: owner,
+        outcome: 'success',
+        clientAddress: actor.clientAddress,
+        detail: { serial: issued.serial, format },
+      });
+    });
+    return { callsign: owner, serial: issued.serial, pfx };
+  }
+}

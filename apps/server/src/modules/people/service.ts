@@ -1,0 +1,137 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, Role } from '../../db/schema.js';
+import { lockForTransaction } from '../../db/transaction.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
+import { appendAuditEvent } from '../audit/repository.js';
+import type { ValidUser } from '../auth/identity.js';
+import type { CertificateService } from '../certificates/service.js';
+import {
+  addMemberRole,
+  countActiveAdmins,
+  findMemberByCallsign,
+  listActiveMembers,
+  removeMemberRole,
+  type Member,
+} from './repository.js';
+import { MEMBERSHIP_LOCK, revokeMember, type RevocationResult } from './revocation.js';
+
+/** Who acts, as the audit log records it. */
+export interface Actor {
+  callsign: string;
+  clientAddress: string | null;
+}
+
+export function actorOf(user: ValidUser, clientAddress: string | null): Actor {
+  return { callsign: user.member.callsign, clientAddress };
+}
+
+const ADMIN: Role = 'admin';
+
+function sameCallsign(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+/**
+ * Admins managing members (product.md §4): list, revoke, promote, demote. Each change is one
+ * transaction under the membership lock, so at least one admin remains under any interleaving.
+ */
+export class PeopleService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly certificates: CertificateService,
+    private readonly now: () => Date,
+  ) {}
+
+  listActive(): Promise<Member[]> {
+    return listActiveMembers(this.db);
+  }
+
+  /** Revokes the member and all their certificates; 404 unknown or revoked, 409 self or last admin. */
+  revoke(actor: Actor, callsign: string): Promise<RevocationResult> {
+    return this.db.transaction().execute(async (trx) => {
+      await lockForTransaction(trx, MEMBERSHIP_LOCK);
+      const target = await findMemberByCallsign(trx, callsign);
+      if (target === undefined || target.status === 'revoked') {
+        throw new NotFoundError(`No member ${callsign} to revoke`);
+      }
+      if (sameCallsign(target.callsign, actor.callsign)) {
+        throw new ConflictError('You cannot revoke yourself');
+      }
+      await keepAnAdmin(trx, target, 'revoked');
+      const result = await revokeMember(trx, this.certificates, {
+        callsign: target.callsign,
+        actor: actor.callsign,
+        clientAddress: actor.clientAddress,
+        now: this.now(),
+      });
+      // Cannot happen: the member was found unrevoked under the lock.
+      if (result === undefined) throw new NotFoundError(`No member ${callsign} to revoke`);
+      return result;
+    });
+  }
+
+  /** Gives an active member the admin role; 404 not an active member, 400 already admin. */
+  promote(actor: Actor, callsign: string): Promise<string> {
+    return this.db.transaction().execute(async (trx) => {
+      const target = await activeMember(trx, callsign);
+      if (!(await addMemberRole(trx, target.callsign, ADMIN))) {
+        throw new BadRequestError(`${target.callsign} is already an admin`);
+      }
+      await this.audit(trx, actor, 'member.promote', target.callsign);
+      return `${target.callsign} is now an admin`;
+    });
+  }
+
+  /** Takes the admin role away; 404 not an active member, 400 not admin, 409 self or last admin. */
+  demote(actor: Actor, callsign: string): Promise<string> {
+    return this.db.transaction().execute(async (trx) => {
+      const target = await activeMember(trx, callsign);
+      if (sameCallsign(target.callsign, actor.callsign)) {
+        throw new ConflictError('You cannot demote yourself');
+      }
+      if (!target.roles.includes(ADMIN)) {
+        throw new BadRequestError(`${target.callsign} is not an admin`);
+      }
+      await keepAnAdmin(trx, target, 'demoted');
+      await removeMemberRole(trx, target.callsign, ADMIN);
+      await this.audit(trx, actor, 'member.demote', target.callsign);
+      return `${target.callsign} is no longer an admin`;
+    });
+  }
+
+  private async audit(
+    trx: Transaction<Database>,
+    actor: Actor,
+    action: string,
+    target: string,
+  ): Promise<void> {
+    await appendAuditEvent(trx, {
+      at: this.now().getTime(),
+      actor: actor.callsign,
+      action,
+      target,
+      outcome: 'success',
+      clientAddress: actor.clientAddress,
+    });
+  }
+}
+
+/** Takes the membership lock, then finds the member; 404 unless they are active. */
+async function activeMember(trx: Transaction<Database>, callsign: string): Promise<Member> {
+  await lockForTransaction(trx, MEMBERSHIP_LOCK);
+  const member = await findMemberByCallsign(trx, callsign);
+  if (member?.status !== 'active') throw new NotFoundError(`No active member ${callsign}`);
+  return member;
+}
+
+/** 409 when `target` is the only active admin (call under the membership lock). */
+async function keepAnAdmin(
+  trx: Transaction<Database>,
+  target: Member,
+  change: 'revoked' | 'demoted',
+): Promise<void> {
+  if (target.status !== 'active' || !target.roles.includes(ADMIN)) return;
+  if ((await countActiveAdmins(trx)) <= 1) {
+    throw new ConflictError(`The last admin cannot be ${change}`);
+  }
+}
