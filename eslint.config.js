@@ -1,4 +1,6 @@
 import js from '@eslint/js';
+import pluginQuery from '@tanstack/eslint-plugin-query';
+import reactHooks from 'eslint-plugin-react-hooks';
 import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -26,6 +28,15 @@ export default defineConfig(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
+  },
+  {
+    // The web app: React hooks rules and TanStack Query's rules (stable keys, no rest destructuring).
+    files: ['apps/web/**/*.{ts,tsx}'],
+    extends: [
+      reactHooks.configs.flat['recommended-latest'],
+      pluginQuery.configs['flat/recommended'],
+    ],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     // Plain JavaScript configuration files have no types to check against.

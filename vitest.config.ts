@@ -29,9 +29,22 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'e2e',
+          include: ['e2e/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          // One browser and one portal at a time: the machine has two cores.
+          fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'web',
           include: ['apps/web/src/**/*.test.{ts,tsx}'],
           environment: 'jsdom',
+          setupFiles: ['apps/web/src/test/setup.ts'],
         },
       },
     ],

@@ -6,8 +6,9 @@ source "$(dirname "$0")/lib/prepare.sh"
 cd "$ROOT_DIR"
 
 require_node
-# openssl and curl verify what the CA and the TLS faces produce; postgresql is the second engine.
-ensure_debian_packages openssl curl ca-certificates postgresql
+# openssl and curl verify what the CA and the TLS faces produce; postgresql is the second engine;
+# chromium runs the browser journeys; unzip and xmllint check the TAK packages.
+ensure_debian_packages openssl curl ca-certificates postgresql chromium libnss3-tools libxml2-utils unzip
 ensure_npm_dependencies
 ensure_build
 

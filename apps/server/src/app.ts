@@ -28,6 +28,7 @@ import { InMemoryFailureBudget } from './http/failure-budget.js';
 import { registerEnrollmentRoutes } from './modules/enrollment/routes.js';
 import { enrollmentTokenPolicy } from './modules/enrollment/token-policy.js';
 import { registerFirstuserRoutes } from './modules/firstuser/routes.js';
+import { registerInstructionsRoutes } from './modules/instructions/routes.js';
 import { registerInvitesRoutes } from './modules/invites/routes.js';
 import { registerKeysRoutes } from './modules/keys/routes.js';
 import { registerPeopleRoutes } from './modules/people/routes.js';
@@ -127,7 +128,8 @@ export async function buildApp(
   registerPeopleRoutes(app, context);
   registerInvitesRoutes(app, context);
   registerKeysRoutes(app, context);
+  registerInstructionsRoutes(app, context);
   app.get(apiPaths.openapi, { schema: { hide: true } }, () => app.swagger());
-  await registerStaticSite(app, config.webDir);
+  await registerStaticSite(app, config.webDir, { brandingDir: config.brandingDir });
   return app;
 }

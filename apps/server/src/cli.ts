@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // @peculiar/x509 needs decorator metadata before anything imports it.
 import 'reflect-metadata';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { callsignSchema } from '@callsign/contract';
@@ -9,7 +9,9 @@ import { ConfigError, loadConfigFromProcess } from './config.js';
 import { openPortal, type Portal } from './context.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createAdminCode } from './modules/firstuser/admin-code.js';
+import { findMemberByCallsign } from './modules/people/repository.js';
 import { revokeMember } from './modules/people/revocation.js';
+import { TakPackageBuilder, takPackageConfig } from './tak/member-packages.js';
 import { readVersion } from './version.js';
 
 /**
@@ -25,6 +27,9 @@ Commands:
                            names given; writes NAME.crt.pem (with the CA chain) and
                            NAME.key.pem. Option: --out DIR (default: the current directory).
   revoke CALLSIGN          Revoke a member and every certificate they hold.
+  tak-packages CALLSIGN    Write the member's three TAK settings packages (ATAK/WinTAK, iTAK,
+                           TAK Tracker) with one new certificate, as the portal gives them.
+                           Option: --out DIR (default: the current directory).
   migrate                  Run the database migrations.
   help                     Show this text.
 
@@ -85,6 +90,43 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
       }
       process.stdout.write(
         `Revoked ${result.callsign} and ${result.serials.length} certificate(s).\n`,
+      );
+    },
+  },
+  'tak-packages': {
+    migrate: true,
+    async run(portal, args) {
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { out: { type: 'string', default: '.' } },
+      });
+      if (positionals.length !== 1) throw new UsageError('tak-packages takes exactly one CALLSIGN');
+      const callsign = callsignSchema.safeParse(positionals[0]);
+      if (!callsign.success) throw new UsageError(`"${positionals[0] ?? ''}" is not a callsign`);
+      const member = await findMemberByCallsign(portal.database.db, callsign.data);
+      if (member?.status !== 'active') {
+        throw new UsageError(`no active member ${callsign.data} (unknown, pending or revoked)`);
+      }
+      const builder = new TakPackageBuilder(
+        portal.database.db,
+        portal.certificates,
+        takPackageConfig(portal.config),
+        () => new Date(),
+      );
+      const built = await builder.build(member.callsign, { actor: 'cli', clientAddress: null });
+      const out = path.resolve(values.out);
+      await mkdir(out, { recursive: true });
+      const files: string[] = [];
+      for (const item of built.packages) {
+        const file = path.join(out, item.filename);
+        // Each zip holds the member's private key: readable by the owner only.
+        await writeFile(file, item.zip, { mode: 0o600 });
+        files.push(file);
+      }
+      process.stdout.write(
+        `TAK packages for ${built.callsign} (certificate serial ${built.serial}):\n` +
+          files.map((file) => `  ${file}\n`).join(''),
       );
     },
   },

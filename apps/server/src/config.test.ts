@@ -1,3 +1,5 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
@@ -76,6 +78,9 @@ describe('loadConfig', () => {
     ['PORTAL_CERT_VALIDITY_DAYS', '0'],
     ['PORTAL_DEPLOYMENT', 'has spaces'],
     ['PORTAL_IDM_CONSOLE_URL', 'ftp://idm'],
+    ['PORTAL_TAK_TRUSTSTORE_PASSWORD', ''],
+    ['PORTAL_TAK_TRUSTSTORE_PASSWORD', 'tab\there'],
+    ['PORTAL_TAK_TRUSTSTORE_PEM', '/nonexistent/tak-ca.pem'],
   ])('stops with a message naming %s when it is %j', (variable, value) => {
     expect(() => loadConfig({ [variable]: value }, { cwd })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value }, { cwd })).toThrow(variable);
@@ -85,5 +90,40 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORTAL_TLS_CERT: 'cert.pem' }, { cwd })).toThrow(
       /PORTAL_TLS_CERT, PORTAL_TLS_KEY/,
     );
+  });
+
+  it('takes the TAK truststore from the CA chain with password "public" by default', () => {
+    const config = loadConfig({}, { cwd });
+    expect(config.takTruststorePemFile).toBeUndefined();
+    expect(config.takTruststorePassword).toBe('public');
+  });
+
+  it('reads the TAK truststore settings and checks the PEM file holds a certificate', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'portal-config-'));
+    try {
+      const pem = path.join(dir, 'tak-ca.pem');
+      await writeFile(pem, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+      const config = loadConfig(
+        {
+          PORTAL_TAK_TRUSTSTORE_PEM: 'tak-ca.pem',
+          PORTAL_TAK_TRUSTSTORE_PASSWORD: 'Tr&st<"me\'',
+          TAK_HOST: 'TAK.Example.org',
+          TAK_PORT: '8443',
+        },
+        { cwd: dir },
+      );
+      expect(config.takTruststorePemFile).toBe(pem);
+      expect(config.takTruststorePassword).toBe('Tr&st<"me\'');
+      expect(config.takHost).toBe('tak.example.org');
+      expect(config.takPort).toBe(8443);
+
+      const notPem = path.join(dir, 'key.pem');
+      await writeFile(notPem, '-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n');
+      expect(() => loadConfig({ PORTAL_TAK_TRUSTSTORE_PEM: notPem }, { cwd })).toThrow(
+        /PORTAL_TAK_TRUSTSTORE_PEM: .* holds no PEM certificate/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,6 +94,16 @@ const environmentSchema = z.object({
     .optional(),
   TAK_HOST: hostname.optional(),
   TAK_PORT: port.default(8089),
+  PORTAL_TAK_TRUSTSTORE_PEM: optionalText,
+  PORTAL_TAK_TRUSTSTORE_PASSWORD: z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .max(128, { error: 'must be at most 128 characters' })
+    // eslint-disable-next-line no-control-regex
+    .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), {
+      error: 'must not contain control characters',
+    })
+    .default('public'),
   PORTAL_IDM_CONSOLE_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
     .optional(),
@@ -103,6 +113,13 @@ const environmentSchema = z.object({
   PORTAL_TLS_KEY: optionalText,
   PORTAL_CA_PASSPHRASE: optionalText,
   PORTAL_WEB_DIR: optionalText,
+  PORTAL_BRANDING: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, {
+      error: 'must be the name of a folder in apps/server/branding, such as neutral',
+    })
+    .default('neutral'),
   PORTAL_CERT_VALIDITY_DAYS: positiveInt(3650).default(365),
   PORTAL_KEY_ALGORITHM: z.enum(['rsa-2048', 'ecdsa-p256']).default('rsa-2048'),
   PORTAL_ADMIN_CODE_TTL_HOURS: positiveInt(24 * 30).default(24),
@@ -137,12 +154,20 @@ export interface Config {
   deployment: string;
   takHost: string;
   takPort: number;
+  /** PEM file whose certificates go into the TAK truststore; absent: the portal's CA chain. */
+  takTruststorePemFile: string | undefined;
+  /** Password of the truststore in the TAK settings packages. */
+  takTruststorePassword: string;
   idmConsoleUrl: string;
   trustedProxies: string[];
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
   caPassphrase: string | undefined;
   webDir: string;
+  /** Name of the branding set (`PORTAL_BRANDING`): the `dynamic` translations of the web app. */
+  branding: string;
+  /** `apps/server/branding/{branding}`: holds `locales/{lng}/dynamic.json`. */
+  brandingDir: string;
   certificateValidityDays: number;
   keyAlgorithm: KeyAlgorithm;
   adminCodeTtlMs: number;
@@ -164,6 +189,20 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
+/** The branding sets shipped with the service (`apps/server/branding`). */
+export const BRANDING_ROOT = fileURLToPath(new URL('../branding', import.meta.url));
+
+/** The branding set must exist and hold at least English `dynamic` translations. */
+function checkBrandingSet(name: string): string {
+  const dir = path.join(BRANDING_ROOT, name);
+  if (!existsSync(path.join(dir, 'locales', 'en', 'dynamic.json'))) {
+    throw new ConfigError(
+      `Invalid configuration:\n  PORTAL_BRANDING: no branding set "${name}" (expected ${path.join(dir, 'locales', 'en', 'dynamic.json')})`,
+    );
+  }
+  return dir;
+}
+
 /** The built web app, next to this package in the repository (`apps/web/dist`). */
 function defaultWebDir(): string {
   return fileURLToPath(new URL('../../web/dist', import.meta.url));
@@ -180,6 +219,24 @@ function describeIssues(error: z.ZodError): string {
       return `  ${variable}: ${issue.message}`;
     })
     .join('\n');
+}
+
+/** The truststore file must be there at start and hold at least one PEM certificate. */
+function checkTruststorePem(file: string): void {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(
+      `Invalid configuration:\n  PORTAL_TAK_TRUSTSTORE_PEM: cannot read ${file} (${reason})`,
+    );
+  }
+  if (!/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.test(text)) {
+    throw new ConfigError(
+      `Invalid configuration:\n  PORTAL_TAK_TRUSTSTORE_PEM: ${file} holds no PEM certificate`,
+    );
+  }
 }
 
 export interface LoadConfigOptions {
@@ -210,6 +267,12 @@ export function loadConfig(
   const deployment = settings.PORTAL_DEPLOYMENT ?? host.split('.')[0] ?? host;
   const dataDir = path.resolve(cwd, settings.PORTAL_DATA_DIR);
   const realm = settings.PORTAL_IDM_REALM ?? deployment;
+  const takTruststorePemFile =
+    settings.PORTAL_TAK_TRUSTSTORE_PEM === undefined
+      ? undefined
+      : path.resolve(cwd, settings.PORTAL_TAK_TRUSTSTORE_PEM);
+  if (takTruststorePemFile !== undefined) checkTruststorePem(takTruststorePemFile);
+  const brandingDir = checkBrandingSet(settings.PORTAL_BRANDING);
   // A laptop demo on *.localhost stays on loopback; a real host name is meant to be reached.
   const listenAddress =
     settings.PORTAL_LISTEN_ADDRESS ??
@@ -231,6 +294,8 @@ export function loadConfig(
     deployment,
     takHost: settings.TAK_HOST ?? `tak.${host}`,
     takPort: settings.TAK_PORT,
+    takTruststorePemFile,
+    takTruststorePassword: settings.PORTAL_TAK_TRUSTSTORE_PASSWORD,
     idmConsoleUrl:
       settings.PORTAL_IDM_CONSOLE_URL ??
       `https://${host}:9443/admin/${encodeURIComponent(realm)}/console/`,
@@ -248,6 +313,8 @@ export function loadConfig(
       settings.PORTAL_WEB_DIR === undefined
         ? defaultWebDir()
         : path.resolve(cwd, settings.PORTAL_WEB_DIR),
+    branding: settings.PORTAL_BRANDING,
+    brandingDir,
     certificateValidityDays: settings.PORTAL_CERT_VALIDITY_DAYS,
     keyAlgorithm: settings.PORTAL_KEY_ALGORITHM,
     adminCodeTtlMs: settings.PORTAL_ADMIN_CODE_TTL_HOURS * HOUR,

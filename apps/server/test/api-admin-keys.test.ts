@@ -465,7 +465,11 @@ describe.each(testEngines())('admin and key calls on $name', (engine) => {
       expect(pfx.output).toContain('MAC: sha1');
       expect(pfx.output).toContain('PKCS7 Encrypted data: pbeWithSHA1And3-KeyTripleDES-CBC');
       expect(pfx.output).toContain('Shrouded Keybag: pbeWithSHA1And3-KeyTripleDES-CBC');
-      expect(pfx.output).not.toMatch(/AES|RC2/);
+      // Only openssl's algorithm lines: the base64 of the certificates can contain any letters.
+      const algorithms = pfx.output
+        .split('\n')
+        .filter((line) => /^(MAC:|PKCS7 Encrypted data:|Shrouded Keybag:)/.test(line));
+      expect(algorithms.join('\n')).not.toMatch(/AES|RC2/);
       expect(pfx.subjects).toEqual([
         'CN=Keyholder',
         expect.stringContaining('Issuing CA'),

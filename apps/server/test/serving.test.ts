@@ -178,6 +178,34 @@ describe('calls without a body', () => {
   });
 });
 
+describe('branding', () => {
+  it('serves the dynamic translations of the set the configuration names', async () => {
+    const brandingDir = path.join(workDir, 'branding-bravo');
+    await mkdir(path.join(brandingDir, 'locales', 'en'), { recursive: true });
+    await writeFile(
+      path.join(brandingDir, 'locales', 'en', 'dynamic.json'),
+      JSON.stringify({ deployment_name: 'Bravo Company' }),
+    );
+    const config = loadConfig(
+      {
+        PORTAL_DATA_DIR: path.join(workDir, 'data-branding'),
+        PORTAL_WEB_DIR: path.join(workDir, 'none'),
+      },
+      { version: '1.2.3' },
+    );
+    const branded = await openPortal({ ...config, brandingDir }, { migrate: true });
+    const brandedApp = await buildApp(branded, { logger: false });
+    try {
+      const response = await brandedApp.inject({ method: 'GET', url: '/locales/en/dynamic.json' });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({ deployment_name: 'Bravo Company' });
+    } finally {
+      await brandedApp.close();
+      await branded.close();
+    }
+  });
+});
+
 describe('the database going away', () => {
   it('turns the health check into 503 with a detail', async () => {
     const config = loadConfig(

@@ -10,3 +10,4 @@ export * from './api/enrollment.js';
 export * from './api/people.js';
 export * from './api/invites.js';
 export * from './api/keys.js';
+export * from './api/instructions.js';

@@ -68,7 +68,12 @@ describe('buildTrustStorePkcs12', () => {
     const output = result.stderr + result.stdout;
     expect(output).toContain('MAC: sha1, Iteration 2048');
     expect(output).toContain('PKCS7 Encrypted data: pbeWithSHA1And3-KeyTripleDES-CBC');
-    expect(output).not.toMatch(/Shrouded Keybag|PKCS7 Data|RC2|PBES2/);
+    // Only openssl's structure lines: the base64 of the certificates can contain any letters.
+    const structure = output
+      .split('\n')
+      .filter((line) => /^(MAC:|PKCS7 |Shrouded Keybag|Certificate bag|Key bag)/.test(line))
+      .join('\n');
+    expect(structure).not.toMatch(/Shrouded Keybag|PKCS7 Data|RC2|PBES2/);
     const entries = [...result.stdout.matchAll(/friendlyName: (.*)\n(?:.*\n)*?subject=(.*)\n/g)];
     expect(entries.map((match) => [match[1], match[2]])).toEqual([
       ['portal-ca-1', 'CN = Test Issuing'],

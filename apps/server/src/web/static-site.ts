@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -22,11 +23,50 @@ const NOT_BUILT_PAGE = `<!doctype html><html lang="en"><meta charset="utf-8"><ti
 <body><h1>The web app is not built</h1><p>Run <code>npm start</code> from the repository, which builds it, or
 <code>npm run build</code>.</p></body></html>`;
 
+/** Languages the web app loads; any other `{lng}` is a 404 (and never a path outside the set). */
+const LANGUAGE_PATTERN = /^[a-z]{2}$/;
+
+export interface StaticSiteOptions {
+  /** The branding set's folder (`config.brandingDir`). */
+  brandingDir: string;
+}
+
+/**
+ * `/locales/{lng}/dynamic.json`: the web app's `dynamic` namespace (deployment name, footer
+ * notices, privacy text) from the branding set chosen by `PORTAL_BRANDING`. Read on each
+ * request, so an operator's edit shows without a restart.
+ */
+function registerBranding(app: FastifyInstance, brandingDir: string): void {
+  app.get<{ Params: { lng: string } }>(
+    '/locales/:lng/dynamic.json',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const { lng } = request.params;
+      if (!LANGUAGE_PATTERN.test(lng)) throw new NotFoundError();
+      let text: string;
+      try {
+        text = await readFile(path.join(brandingDir, 'locales', lng, 'dynamic.json'), 'utf8');
+      } catch {
+        throw new NotFoundError();
+      }
+      return reply
+        .header('cache-control', REVALIDATE)
+        .type('application/json; charset=utf-8')
+        .send(text);
+    },
+  );
+}
+
 /**
  * Serves the built web app on both faces: hashed assets cached for a year, everything else
  * revalidated, and every other page path answered with index.html for the app's router.
  */
-export async function registerStaticSite(app: FastifyInstance, webDir: string): Promise<void> {
+export async function registerStaticSite(
+  app: FastifyInstance,
+  webDir: string,
+  options: StaticSiteOptions,
+): Promise<void> {
+  registerBranding(app, options.brandingDir);
   const indexFile = path.join(webDir, 'index.html');
   const built = existsSync(indexFile);
   if (built) {

@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { apiPaths, instructionsResponseSchema } from '@callsign/contract';
+import { TakPackageBuilder, takPackageConfig } from '../../tak/member-packages.js';
+import { actorOf } from '../people/service.js';
+import type { RouteContext } from '../route-context.js';
+import { InstructionsService } from './service.js';
+
+/** GET instructions/user (valid user): the caller's TAK settings packages. */
+export function registerInstructionsRoutes(app: FastifyInstance, context: RouteContext): void {
+  const { config, database, certificates } = context.portal;
+  const instructions = new InstructionsService(
+    new TakPackageBuilder(database.db, certificates, takPackageConfig(config), context.now),
+  );
+
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .get(
+      apiPaths.instructions,
+      { schema: { response: { 200: instructionsResponseSchema } } },
+      async (request, reply) => {
+        const actor = actorOf(await context.auth.validUser(request), request.ip);
+        const body = await instructions.forUser(actor);
+        // Each answer carries a fresh private key: never to be kept by a cache.
+        return reply.header('cache-control', 'no-store').send(body);
+      },
+    );
+}

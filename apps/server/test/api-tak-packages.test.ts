@@ -1,0 +1,334 @@
+import { X509Certificate } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { strFromU8, unzipSync } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  apiPaths,
+  instructionsResponseSchema,
+  ZIP_DATA_URL_PREFIX,
+  type InstructionsResponse,
+} from '@callsign/contract';
+import { normalizeSerial } from '../src/ca/serial.js';
+import { findCertificateBySerial } from '../src/modules/certificates/repository.js';
+import { insertEnrollment } from '../src/modules/enrollment/repository.js';
+import { insertInviteCode } from '../src/modules/invites/repository.js';
+import { insertMember } from '../src/modules/people/repository.js';
+import { revokeMember } from '../src/modules/people/revocation.js';
+import { TakPackageBuilder, takPackageConfig } from '../src/tak/member-packages.js';
+import { ForbiddenError } from '../src/errors.js';
+import type { CertificateService } from '../src/modules/certificates/service.js';
+import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
+import { run } from './support/processes.js';
+import { SERVER_DIST } from './support/repo.js';
+import { startTestPortal, type TestPortal } from './support/test-portal.js';
+
+// The TAK settings packages (product.md §6) as a member gets them, checked offline by the
+// shared acceptance script (zip, manifest, server.pref, both PKCS#12 files).
+const CHECK_SCRIPT = fileURLToPath(
+  new URL('../../../../shared/tools/check-tak-package.sh', import.meta.url),
+);
+const CLI = path.join(SERVER_DIST, 'cli.js');
+
+const TAK_HOST = 'tak.example.org';
+const TRUST_PASSWORD = 'trust-me';
+const TAK_ENV = {
+  PORTAL_DEPLOYMENT: 'alpha',
+  TAK_HOST,
+  TAK_PORT: '8089',
+  PORTAL_TAK_TRUSTSTORE_PASSWORD: TRUST_PASSWORD,
+};
+
+/** Runs check-tak-package.sh on one zip; its exit status is the number of failed checks. */
+async function checkPackage(zipFile: string, callsign: string) {
+  const result = await run('bash', [
+    CHECK_SCRIPT,
+    zipFile,
+    callsign,
+    callsign,
+    TRUST_PASSWORD,
+    TAK_HOST,
+  ]);
+  expect(result.code, `check-tak-package.sh ${zipFile}:\n${result.stdout}${result.stderr}`).toBe(0);
+  expect(result.stdout).not.toContain('FAIL');
+  return result.stdout;
+}
+
+/** Certificates (PEM) of a PKCS#12 file, as openssl reads them. */
+async function certificatesIn(file: string, password: string, only: string[] = []) {
+  const result = await run('openssl', [
+    'pkcs12',
+    '-in',
+    file,
+    '-passin',
+    `pass:${password}`,
+    '-nokeys',
+    ...only,
+  ]);
+  expect(result.code, result.stderr).toBe(0);
+  return [
+    ...result.stdout.matchAll(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g),
+  ].map((match) => new X509Certificate(match[0]));
+}
+
+function zipOf(file: { data: string }): Uint8Array {
+  expect(file.data.startsWith(ZIP_DATA_URL_PREFIX)).toBe(true);
+  return Buffer.from(file.data.slice(ZIP_DATA_URL_PREFIX.length), 'base64');
+}
+
+describe.each(testEngines())('TAK settings packages on $name', (engine) => {
+  let scratch: ScratchDatabase;
+  let portal: TestPortal;
+  let databaseEnv: Record<string, string>;
+  let outDir: string;
+
+  beforeAll(async () => {
+    scratch = await engine.createScratchDatabase();
+    databaseEnv = { DATABASE_URL: scratch.options.databaseUrl ?? '' };
+    portal = await startTestPortal({ env: { ...databaseEnv, ...TAK_ENV } });
+    outDir = await mkdtemp(path.join(portal.workDir, 'zips-'));
+  });
+
+  afterAll(async () => {
+    await portal.destroy();
+    await scratch.drop();
+  });
+
+  async function memberToken(callsign: string): Promise<string> {
+    const { jwt } = await portal.portal.tokens.issue({
+      scope: 'member',
+      subject: callsign,
+      ttlMs: 60_000,
+    });
+    return jwt;
+  }
+
+  async function takCertificates(callsign: string) {
+    return portal.portal.database.db
+      .selectFrom('issued_certificates')
+      .select(['serial', 'purpose', 'revoked_at'])
+      .where('callsign', '=', callsign)
+      .where('purpose', '=', 'tak')
+      .execute();
+  }
+
+  /** Writes the zips of an answer to files and checks each with the acceptance script. */
+  async function checkAll(answer: InstructionsResponse, callsign: string) {
+    const outputs: string[] = [];
+    const serials: string[] = [];
+    for (const file of answer.files.tak) {
+      const zipFile = path.join(outDir, `${engine.name}-${Date.now()}-${file.filename}`);
+      const zip = zipOf(file);
+      await writeFile(zipFile, zip);
+      outputs.push(await checkPackage(zipFile, callsign));
+      const keystore = path.join(outDir, `${callsign}-${Date.now()}.p12`);
+      await writeFile(keystore, unzipSync(zip)[`${callsign}.p12`]!);
+      const [leaf] = await certificatesIn(keystore, callsign, ['-clcerts']);
+      serials.push(normalizeSerial(leaf!.serialNumber));
+    }
+    return { outputs, serials };
+  }
+
+  it('gives a member with a JWT three zips, Other, iOS, tracker, that pass the TAK package check', async () => {
+    await portal.addMember('Eagle7');
+    const before = await takCertificates('Eagle7');
+    const response = await portal.api('public', 'GET', apiPaths.instructions, {
+      bearer: await memberToken('Eagle7'),
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.headers['cache-control']).toBe('no-store');
+    const answer = instructionsResponseSchema.parse(response.json());
+    expect(answer.files.tak.map((file) => [file.title, file.filename])).toEqual([
+      ['Other', 'Eagle7_alpha_atak.zip'],
+      ['iOS', 'Eagle7_alpha_itak.zip'],
+      ['tracker', 'Eagle7_alpha_tak-tracker.zip'],
+    ]);
+    const { outputs, serials } = await checkAll(answer, 'Eagle7');
+    console.log(`check-tak-package.sh, ${answer.files.tak[0]!.filename}:\n${outputs[0]!}`);
+
+    // One fresh certificate, recorded for TAK, in all three zips.
+    expect(new Set(serials).size).toBe(1);
+    const after = await takCertificates('Eagle7');
+    expect(after).toHaveLength(before.length + 1);
+    const serial = serials[0]!;
+    expect(await findCertificateBySerial(portal.portal.database.db, serial)).toMatchObject({
+      callsign: 'Eagle7',
+      purpose: 'tak',
+      revokedAt: null,
+    });
+
+    // The truststore holds the portal's own CA chain by default.
+    const files = unzipSync(zipOf(answer.files.tak[0]!));
+    const truststore = path.join(outDir, `truststore-${engine.name}.p12`);
+    await writeFile(truststore, files['truststore-alpha.p12']!);
+    const trusted = await certificatesIn(truststore, TRUST_PASSWORD);
+    const chain = [
+      ...portal.portal.ca.chainPem.matchAll(
+        /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g,
+      ),
+    ].map((match) => new X509Certificate(match[0]).fingerprint256);
+    expect(trusted.map((certificate) => certificate.fingerprint256)).toEqual(chain);
+
+    // The manifest uid is the same on the next call; the certificate is a new one.
+    const again = instructionsResponseSchema.parse(
+      (
+        await portal.api('public', 'GET', apiPaths.instructions, {
+          bearer: await memberToken('Eagle7'),
+        })
+      ).json(),
+    );
+    const uids = (reply: InstructionsResponse) =>
+      reply.files.tak.map((file) => {
+        const manifest = strFromU8(unzipSync(zipOf(file))['MANIFEST/manifest.xml']!);
+        return /name="uid" value="([^"]+)"/.exec(manifest)?.[1];
+      });
+    expect(uids(again)).toEqual(uids(answer));
+    expect(new Set(uids(answer)).size).toBe(3);
+    expect(await takCertificates('Eagle7')).toHaveLength(before.length + 2);
+    const next = await checkAll(again, 'Eagle7');
+    expect(next.serials[0]).not.toBe(serial);
+  });
+
+  it('gives a member on the mTLS face, by their key, packages that pass the check', async () => {
+    const key = await portal.addMember('Wolf3');
+    const response = await portal.api('mtls', 'GET', apiPaths.instructions, { key });
+    expect(response.status, response.text).toBe(200);
+    const answer = instructionsResponseSchema.parse(response.json());
+    expect(answer.files.tak.map((file) => file.filename)).toEqual([
+      'Wolf3_alpha_atak.zip',
+      'Wolf3_alpha_itak.zip',
+      'Wolf3_alpha_tak-tracker.zip',
+    ]);
+    const { serials } = await checkAll(answer, 'Wolf3');
+    expect(new Set(serials).size).toBe(1);
+    // A new certificate for the packages, not the key the member signed in with.
+    expect(serials[0]).not.toBe(key.serial);
+    expect(await takCertificates('Wolf3')).toHaveLength(1);
+  });
+
+  it('refuses a revoked member with 403 and records no certificate', async () => {
+    await portal.addMember('Gone9');
+    const jwt = await memberToken('Gone9');
+    await revokeMember(portal.portal.database.db, portal.portal.certificates, {
+      callsign: 'Gone9',
+      actor: 'test',
+      clientAddress: null,
+    });
+    const response = await portal.api('public', 'GET', apiPaths.instructions, { bearer: jwt });
+    expect(response.status).toBe(403);
+    expect(response.json()).toHaveProperty('detail');
+    expect(await takCertificates('Gone9')).toHaveLength(0);
+  });
+
+  it('records no certificate when the member is revoked while their packages are being built', async () => {
+    await portal.addMember('Race5');
+    const { database, certificates, config } = portal.portal;
+    // The revocation lands between minting the key (outside the transaction) and recording it.
+    const racing = Object.create(certificates) as CertificateService;
+    racing.mintMemberCertificate = async (callsign: string) => {
+      const issued = await certificates.mintMemberCertificate(callsign);
+      await revokeMember(database.db, certificates, {
+        callsign: 'Race5',
+        actor: 'test',
+        clientAddress: null,
+      });
+      return issued;
+    };
+    const builder = new TakPackageBuilder(
+      database.db,
+      racing,
+      takPackageConfig(config),
+      () => new Date(),
+    );
+    await expect(builder.build('Race5', { actor: 'Race5', clientAddress: null })).rejects.toThrow(
+      ForbiddenError,
+    );
+    expect(await takCertificates('Race5')).toHaveLength(0);
+  });
+
+  it('refuses a pending enrollee with 403 and records no certificate', async () => {
+    const db = portal.portal.database.db;
+    await insertInviteCode(db, { code: 'TAKCODE2', createdAt: Date.now(), ownerCallsign: null });
+    await insertMember(db, {
+      callsign: 'Newbie',
+      status: 'pending',
+      inviteCode: 'TAKCODE2',
+      roles: [],
+      at: Date.now(),
+    });
+    await insertEnrollment(db, {
+      callsign: 'Newbie',
+      inviteCode: 'TAKCODE2',
+      approvalCode: 'ABCD2345',
+      createdAt: Date.now(),
+    });
+    const { jwt } = await portal.portal.tokens.issue({
+      scope: 'enrollment',
+      subject: 'Newbie',
+      ttlMs: 60_000,
+    });
+    // The token does identify the enrollee; it is the approval that is missing.
+    expect((await portal.api('public', 'GET', apiPaths.checkAuthAny, { bearer: jwt })).status).toBe(
+      200,
+    );
+    const response = await portal.api('public', 'GET', apiPaths.instructions, { bearer: jwt });
+    expect(response.status).toBe(403);
+    expect(
+      await db
+        .selectFrom('issued_certificates')
+        .select('serial')
+        .where('callsign', '=', 'Newbie')
+        .execute(),
+    ).toHaveLength(0);
+  });
+
+  it('refuses a call without identity with 403', async () => {
+    const response = await portal.api('public', 'GET', apiPaths.instructions);
+    expect(response.status).toBe(403);
+  });
+
+  it('writes the same three packages with the CLI tak-packages command', async () => {
+    expect(existsSync(CLI), 'build the server first (npm run build)').toBe(true);
+    await portal.addMember('Hawk4');
+    const out = path.join(outDir, `cli-${engine.name}`);
+    const env = {
+      ...process.env,
+      ...databaseEnv,
+      ...TAK_ENV,
+      PORTAL_DATA_DIR: portal.dataDir,
+      PORTAL_LOG_LEVEL: 'silent',
+    };
+    // The CLI takes the callsign in any case and writes the record's spelling.
+    const result = await run('node', [CLI, 'tak-packages', 'hawk4', '--out', out], { env });
+    expect(result.code, result.stderr).toBe(0);
+    const names = ['Hawk4_alpha_atak.zip', 'Hawk4_alpha_itak.zip', 'Hawk4_alpha_tak-tracker.zip'];
+    expect((await readdir(out)).sort()).toEqual([...names].sort());
+    const serials = new Set<string>();
+    for (const name of names) {
+      const file = path.join(out, name);
+      expect(result.stdout).toContain(file);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      await checkPackage(file, 'Hawk4');
+      const keystore = path.join(outDir, `cli-${name}.p12`);
+      await writeFile(keystore, unzipSync(await readFile(file))['Hawk4.p12']!);
+      const [leaf] = await certificatesIn(keystore, 'Hawk4', ['-clcerts']);
+      serials.add(normalizeSerial(leaf!.serialNumber));
+    }
+    expect(serials.size).toBe(1);
+    expect((await takCertificates('Hawk4')).map((row) => row.serial)).toEqual([...serials]);
+
+    await portal.addMember('Gone8');
+    await revokeMember(portal.portal.database.db, portal.portal.certificates, {
+      callsign: 'Gone8',
+      actor: 'test',
+      clientAddress: null,
+    });
+    const revoked = await run('node', [CLI, 'tak-packages', 'Gone8', '--out', out], { env });
+    expect(revoked.code).not.toBe(0);
+    expect(revoked.stderr).toContain('no active member');
+    const unknown = await run('node', [CLI, 'tak-packages', 'Nobody1', '--out', out], { env });
+    expect(unknown.code).not.toBe(0);
+  });
+});

@@ -1,0 +1,57 @@
+import { useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { Outlet, useLocation } from 'react-router';
+import { AuthenticatedFooter, PublicFooter } from '../../components/footer';
+import { Header, type BackLink } from '../../components/header';
+import { LoadingScreen } from '../../components/loading-screen';
+import { useAuth } from '../../features/auth/components/auth-provider';
+import { healthQueryOptions } from '../../features/health/api/health';
+import { isMtlsOrigin } from '../../lib/hosts';
+import { ScrollToTop } from '../scroll-to-top';
+
+/** Pages with a back link at the right of the header, and where it leads. */
+const BACK_LINKS: Record<string, string> = {
+  '/login/callsign': '/login',
+};
+
+function useBackLink(): BackLink | undefined {
+  const { t } = useTranslation();
+  const { pathname } = useLocation();
+  const to = BACK_LINKS[pathname];
+  return to === undefined ? undefined : { to, label: t('nav.back') };
+}
+
+/**
+ * The page frame: header (deployment from the health check), the page, and the footer of the
+ * face (mTLS or public). While sign-in resolution loads, only the loading text shows.
+ */
+export function AppLayout() {
+  const { t } = useTranslation();
+  const auth = useAuth();
+  const health = useQuery(healthQueryOptions());
+  const back = useBackLink();
+  if (auth.isLoading) {
+    return (
+      <>
+        <ScrollToTop />
+        <LoadingScreen text={t('loading')} />
+      </>
+    );
+  }
+  return (
+    <div className="flex min-h-dvh flex-col bg-stone-50 text-stone-900">
+      <ScrollToTop />
+      <a
+        href="#main"
+        className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2"
+      >
+        {t('skip_to_content')}
+      </a>
+      <Header title={health.data?.deployment ?? t('loading')} back={back} />
+      <main id="main" tabIndex={-1} className="flex-1 focus:outline-none">
+        <Outlet />
+      </main>
+      {isMtlsOrigin() ? <AuthenticatedFooter /> : <PublicFooter />}
+    </div>
+  );
+}

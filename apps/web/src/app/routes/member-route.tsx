@@ -1,0 +1,14 @@
+import { Navigate, useParams } from 'react-router';
+import { useAuth } from '../../features/auth/components/auth-provider';
+import { MemberHome } from '../../features/member/components/member-home';
+
+/** /app/users/{callsign}: a member sees only their own home. */
+export function MemberRoute() {
+  const auth = useAuth();
+  const { callsign } = useParams();
+  const own = auth.callsign ?? '';
+  if (callsign !== own) return <Navigate to={`/app/users/${encodeURIComponent(own)}`} replace />;
+  return <MemberHome callsign={own} />;
+}
+
+export default MemberRoute;

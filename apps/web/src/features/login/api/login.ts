@@ -1,0 +1,114 @@
+import { useMutation } from '@tanstack/react-query';
+import {
+  apiPaths,
+  type AddAdminResponse,
+  type CheckAdminCodeResponse,
+  type CheckInviteCodeResponse,
+  type EnrollResponse,
+  type ExchangeCodeResponse,
+} from '@callsign/contract';
+import { ApiError, apiJson } from '../../../lib/api-client';
+
+export const loginKeys = {
+  all: ['login'] as const,
+  checkCode: () => [...loginKeys.all, 'check-code'] as const,
+  adminLogin: () => [...loginKeys.all, 'admin'] as const,
+  enroll: () => [...loginKeys.all, 'enroll'] as const,
+};
+
+export interface CodeValidity {
+  isAdminCodeValid: boolean;
+  isEnrollmentCodeValid: boolean;
+}
+
+/** The code validity check: the admin-code check and the invite check together (spec §7). */
+export async function checkCode(code: string): Promise<CodeValidity> {
+  const [admin, invite] = await Promise.all([
+    apiJson<CheckAdminCodeResponse>(apiPaths.checkAdminCode, { query: { temp_admin_code: code } }),
+    apiJson<CheckInviteCodeResponse>(apiPaths.checkInviteCode, { query: { invitecode: code } }),
+  ]);
+  return { isAdminCodeValid: admin.code_ok, isEnrollmentCodeValid: invite.invitecode_is_active };
+}
+
+async function exchange(code: string): Promise<string> {
+  const answer = await apiJson<ExchangeCodeResponse>(apiPaths.exchangeCode, {
+    method: 'POST',
+    body: { code },
+  });
+  return answer.jwt;
+}
+
+const ADMIN_LOGIN_FAILED = 'Failed to login as admin';
+
+/** Holds the first-admin token between attempts: the admin code works only once. */
+export interface AdminLoginCache {
+  firstToken?: string;
+}
+
+/**
+ * The admin flow of spec §4: exchange the admin code, add the admin, exchange the returned
+ * code for the final token. Failures keep the status (400: the callsign is taken). The token of
+ * the first exchange is kept in `cache`, so a second callsign can be tried after a taken one.
+ */
+export async function loginAsAdmin(
+  code: string,
+  callsign: string,
+  cache: AdminLoginCache = {},
+): Promise<string> {
+  try {
+    cache.firstToken ??= await exchange(code);
+    const added = await apiJson<AddAdminResponse>(apiPaths.addAdmin, {
+      method: 'POST',
+      body: { callsign },
+      token: cache.firstToken,
+    });
+    if (!(added.admin_added as boolean)) throw new ApiError(500, ADMIN_LOGIN_FAILED);
+    return await exchange(added.jwt_exchange_code);
+  } catch (error) {
+    if (error instanceof ApiError) throw new ApiError(error.status, ADMIN_LOGIN_FAILED);
+    throw error;
+  }
+}
+
+/** POST enrollment/invitecode/enroll. */
+export function enroll(callsign: string, inviteCode: string): Promise<EnrollResponse> {
+  return apiJson<EnrollResponse>(apiPaths.enroll, {
+    method: 'POST',
+    body: { callsign, invite_code: inviteCode },
+  });
+}
+
+export function useCheckCode() {
+  return useMutation({ mutationKey: loginKeys.checkCode(), mutationFn: checkCode });
+}
+
+export function useAdminLogin() {
+  return useMutation({
+    mutationKey: loginKeys.adminLogin(),
+    mutationFn: ({
+      code,
+      callsign,
+      cache,
+    }: {
+      code: string;
+      callsign: string;
+      cache: AdminLoginCache;
+    }) => loginAsAdmin(code, callsign, cache),
+  });
+}
+
+export function useEnroll() {
+  return useMutation({
+    mutationKey: loginKeys.enroll(),
+    mutationFn: ({ code, callsign }: { code: string; callsign: string }) => enroll(callsign, code),
+  });
+}
+
+/** Spec §8: a 400 means the callsign is taken; anything else is unexpected. */
+export function callsignErrorKey(
+  error: unknown,
+): 'errors.callsign_in_use' | 'errors.unexpected_error' {
+  return error instanceof ApiError && error.status === 400
+    ? 'errors.callsign_in_use'
+    : 'errors.unexpected_error';
+}

@@ -1,0 +1,161 @@
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { useEffect, type ReactNode } from 'react';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { apiPaths } from '@callsign/contract';
+import { renderWithProviders } from '../../../test/render';
+import { server } from '../../../test/server';
+import { CallsignPage } from './callsign-page';
+import { useLoginSession } from './login-session';
+
+vi.mock('../../../lib/navigation', () => ({ reloadTo: vi.fn() }));
+const { reloadTo } = await import('../../../lib/navigation');
+
+beforeAll(() => {
+  server.listen({ onUnhandledRequest: 'error' });
+});
+afterEach(() => {
+  server.resetHandlers();
+  vi.mocked(reloadTo).mockClear();
+});
+afterAll(() => {
+  server.close();
+});
+
+function Verified({ codeType, children }: { codeType: 'admin' | 'user'; children: ReactNode }) {
+  const session = useLoginSession();
+  const { verify } = session;
+  useEffect(() => {
+    verify('INVITE23', codeType);
+  }, [verify, codeType]);
+  return session.otpVerified ? children : null;
+}
+
+function renderCallsign(codeType: 'admin' | 'user' = 'user') {
+  return renderWithProviders(
+    <Verified codeType={codeType}>
+      <CallsignPage />
+    </Verified>,
+    { path: '/login/callsign' },
+  );
+}
+
+describe('CallsignPage validation', () => {
+  it.each([
+    ['', 'Enter a callsign.'],
+    ['ab', 'The callsign must be at least 3 characters long.'],
+    ['a'.repeat(31), 'The callsign can be at most 30 characters long.'],
+    ['ab-c', 'Use only letters A–Z and digits 0–9.'],
+    ['Äiti', 'Use only letters A–Z and digits 0–9.'],
+  ])('%j: %s', async (value, message) => {
+    const user = userEvent.setup();
+    renderCallsign();
+    const input = await screen.findByLabelText('Callsign');
+    if (value !== '') await user.type(input, value);
+    await user.click(screen.getByRole('button', { name: /save callsign/i }));
+    expect(screen.getByRole('alert')).toHaveTextContent(message);
+    expect(screen.getByRole('button', { name: /save callsign/i })).toBeDisabled();
+  });
+
+  it('accepts 3 to 30 letters and digits', async () => {
+    const user = userEvent.setup();
+    renderCallsign();
+    await user.type(await screen.findByLabelText('Callsign'), 'Alpha1');
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: /save callsign/i })).toBeEnabled();
+  });
+});
+
+describe('CallsignPage submit', () => {
+  it('a member enrolls, stores token, approval code and callsign, then reloads to enrollment', async () => {
+    const user = userEvent.setup();
+    let body: unknown;
+    server.use(
+      http.post(apiPaths.enroll, async ({ request }) => {
+        body = await request.json();
+        return HttpResponse.json({ jwt: 'token-1', approvecode: 'APPROVE2', callsign: 'Alpha1' });
+      }),
+    );
+    renderCallsign('user');
+    await user.type(await screen.findByLabelText('Callsign'), 'Alpha1');
+    await user.click(screen.getByRole('button', { name: /save callsign/i }));
+    await vi.waitFor(() => {
+      expect(reloadTo).toHaveBeenCalledWith('/login/enrollment');
+    });
+    expect(body).toEqual({ callsign: 'Alpha1', invite_code: 'INVITE23' });
+    expect(localStorage.getItem('token')).toBe('token-1');
+    expect(localStorage.getItem('approveCode')).toBe('APPROVE2');
+    expect(localStorage.getItem('callsign')).toBe('Alpha1');
+  });
+
+  it('an admin exchanges, adds the admin, exchanges again, then reloads to the key page', async () => {
+    const user = userEvent.setup();
+    const exchanged: unknown[] = [];
+    let addAdminAuth: string | null = null;
+    server.use(
+      http.post(apiPaths.exchangeCode, async ({ request }) => {
+        const payload = (await request.json()) as { code: string };
+        exchanged.push(payload.code);
+        return HttpResponse.json({ jwt: payload.code === 'INVITE23' ? 'first' : 'final' });
+      }),
+      http.post(apiPaths.addAdmin, ({ request }) => {
+        addAdminAuth = request.headers.get('authorization');
+        return HttpResponse.json({ admin_added: true, jwt_exchange_code: 'EXCHANGE2345' });
+      }),
+    );
+    renderCallsign('admin');
+    await user.type(await screen.findByLabelText('Callsign'), 'Boss');
+    await user.click(screen.getByRole('button', { name: /save callsign/i }));
+    await vi.waitFor(() => {
+      expect(reloadTo).toHaveBeenCalledWith('/login/createmtls');
+    });
+    expect(exchanged).toEqual(['INVITE23', 'EXCHANGE2345']);
+    expect(addAdminAuth).toBe('Bearer first');
+    expect(localStorage.getItem('token')).toBe('final');
+    expect(localStorage.getItem('callsign')).toBe('Boss');
+  });
+
+  it('an admin whose first callsign is taken can try another with the same code', async () => {
+    const user = userEvent.setup();
+    const exchanged: string[] = [];
+    server.use(
+      http.post(apiPaths.exchangeCode, async ({ request }) => {
+        const payload = (await request.json()) as { code: string };
+        exchanged.push(payload.code);
+        return HttpResponse.json({ jwt: payload.code === 'INVITE23' ? 'first' : 'final' });
+      }),
+      http.post(apiPaths.addAdmin, async ({ request }) => {
+        const payload = (await request.json()) as { callsign: string };
+        return payload.callsign === 'Taken'
+          ? HttpResponse.json({ detail: 'Callsign taken' }, { status: 400 })
+          : HttpResponse.json({ admin_added: true, jwt_exchange_code: 'EXCHANGE2345' });
+      }),
+    );
+    renderCallsign('admin');
+    const input = await screen.findByLabelText('Callsign');
+    await user.type(input, 'Taken');
+    await user.click(screen.getByRole('button', { name: /save callsign/i }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('already in use');
+    await user.clear(input);
+    await user.type(input, 'Boss');
+    await user.click(screen.getByRole('button', { name: /save callsign/i }));
+    await vi.waitFor(() => {
+      expect(reloadTo).toHaveBeenCalledWith('/login/createmtls');
+    });
+    expect(exchanged).toEqual(['INVITE23', 'EXCHANGE2345']);
+  });
+
+  it.each([
+    [400, 'This callsign is already in use. Choose another one.'],
+    [500, 'Something unexpected went wrong. Please try again.'],
+  ])('a %i answer shows its message', async (status, message) => {
+    const user = userEvent.setup();
+    server.use(http.post(apiPaths.enroll, () => HttpResponse.json({ detail: 'nope' }, { status })));
+    renderCallsign('user');
+    await user.type(await screen.findByLabelText('Callsign'), 'Alpha1');
+    await user.click(screen.getByRole('button', { name: /save callsign/i }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(message);
+    expect(reloadTo).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,114 @@
+import { useId, useRef, useState, type SubmitEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Navigate } from 'react-router';
+import { Button } from '../../../components/button';
+import { useSetGlobalLoading } from '../../../lib/global-loading';
+import { reloadTo } from '../../../lib/navigation';
+import { STORAGE_KEYS, writeStored } from '../../../lib/storage-keys';
+import { validateCallsign } from '../../../lib/validation';
+import { callsignErrorKey, useAdminLogin, useEnroll, type AdminLoginCache } from '../api/login';
+import { useLoginSession } from './login-session';
+
+/** /login/callsign: pick a callsign; admins finish sign-in, members enroll (spec §4). */
+export function CallsignPage() {
+  const { t } = useTranslation();
+  const session = useLoginSession();
+  const adminLogin = useAdminLogin();
+  const enroll = useEnroll();
+  const setLoading = useSetGlobalLoading();
+  const adminCache = useRef<AdminLoginCache>({});
+  const [callsign, setCallsign] = useState('');
+  const [touched, setTouched] = useState(false);
+  const [submitError, setSubmitError] = useState<string | null>(null);
+  const inputId = useId();
+  const errorId = useId();
+  const hintId = useId();
+
+  if (session.codeType === 'unknown') return <Navigate to="/login" replace />;
+
+  const validationError = validateCallsign(callsign);
+  const fieldError = touched && validationError !== undefined ? t(validationError) : null;
+  const shownError = fieldError ?? submitError;
+  const pending = adminLogin.isPending || enroll.isPending;
+
+  const onFailure = (error: unknown) => {
+    setLoading(false);
+    setSubmitError(t(callsignErrorKey(error)));
+  };
+
+  const onSubmit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setTouched(true);
+    if (validationError !== undefined || pending) return;
+    setSubmitError(null);
+    setLoading(true);
+    if (session.codeType === 'admin') {
+      adminLogin.mutate(
+        { code: session.code, callsign, cache: adminCache.current },
+        {
+          onSuccess: (token) => {
+            writeStored(STORAGE_KEYS.token, token);
+            writeStored(STORAGE_KEYS.callsign, callsign);
+            reloadTo('/login/createmtls');
+          },
+          onError: onFailure,
+        },
+      );
+    } else {
+      enroll.mutate(
+        { code: session.code, callsign },
+        {
+          onSuccess: (answer) => {
+            writeStored(STORAGE_KEYS.token, answer.jwt);
+            writeStored(STORAGE_KEYS.approveCode, answer.approvecode);
+            writeStored(STORAGE_KEYS.callsign, answer.callsign);
+            reloadTo('/login/enrollment');
+          },
+          onError: onFailure,
+        },
+      );
+    }
+  };
+
+  return (
+    <div className="mx-auto w-full max-w-md px-4 py-6">
+      <h1 className="text-2xl font-bold">{t('callsign.title')}</h1>
+      <p className="mt-3 text-stone-700">{t('callsign.intro')}</p>
+      <form className="mt-6 flex flex-col gap-3" noValidate onSubmit={onSubmit}>
+        <label htmlFor={inputId} className="font-semibold">
+          {t('callsign.label')}
+        </label>
+        <p id={hintId} className="text-sm text-stone-600">
+          {t('callsign.hint')}
+        </p>
+        <input
+          id={inputId}
+          name="callsign"
+          value={callsign}
+          autoComplete="username"
+          autoCapitalize="none"
+          spellCheck={false}
+          aria-invalid={shownError !== null}
+          aria-describedby={shownError !== null ? `${hintId} ${errorId}` : hintId}
+          onChange={(event) => {
+            setCallsign(event.target.value);
+            setTouched(true);
+            setSubmitError(null);
+          }}
+          onBlur={() => {
+            setTouched(true);
+          }}
+          className="min-h-11 rounded-md border border-stone-400 bg-white px-3 py-2 text-lg focus:border-emerald-700 focus:outline-3 focus:outline-amber-500 aria-invalid:border-red-700"
+        />
+        {shownError !== null && (
+          <p id={errorId} role="alert" className="text-red-700">
+            {shownError}
+          </p>
+        )}
+        <Button type="submit" disabled={pending || (touched && validationError !== undefined)}>
+          {pending ? t('callsign.submitting') : t('callsign.submit')}
+        </Button>
+      </form>
+    </div>
+  );
+}

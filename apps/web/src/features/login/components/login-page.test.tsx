@@ -1,0 +1,133 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Route, Routes } from 'react-router';
+import { apiPaths } from '@callsign/contract';
+import { renderWithProviders } from '../../../test/render';
+import { server } from '../../../test/server';
+import { LoginPage } from './login-page';
+import { useLoginSession } from './login-session';
+
+beforeAll(() => {
+  server.listen({ onUnhandledRequest: 'error' });
+});
+afterEach(() => {
+  server.resetHandlers();
+});
+afterAll(() => {
+  server.close();
+});
+
+/** Answers the two code checks; records which codes were asked about. */
+function codeChecks(adminCodes: string[], inviteCodes: string[]) {
+  const asked: string[] = [];
+  server.use(
+    http.get(apiPaths.checkAdminCode, ({ request }) => {
+      const code = new URL(request.url).searchParams.get('temp_admin_code') ?? '';
+      asked.push(code);
+      return HttpResponse.json({ code_ok: adminCodes.includes(code) });
+    }),
+    http.get(apiPaths.checkInviteCode, ({ request }) => {
+      const code = new URL(request.url).searchParams.get('invitecode') ?? '';
+      return HttpResponse.json({ invitecode_is_active: inviteCodes.includes(code) });
+    }),
+  );
+  return asked;
+}
+
+function CallsignStub() {
+  const session = useLoginSession();
+  return (
+    <p>
+      callsign step: {session.code} {session.codeType} {String(session.otpVerified)}
+    </p>
+  );
+}
+
+function renderLogin(path: string) {
+  return renderWithProviders(
+    <Routes>
+      <Route path="/login" element={<LoginPage />} />
+      <Route path="/login/callsign" element={<CallsignStub />} />
+    </Routes>,
+    { path },
+  );
+}
+
+describe('LoginPage', () => {
+  it('upper-cases the code as it is typed and shows no validation before submit', async () => {
+    const user = userEvent.setup();
+    codeChecks([], []);
+    renderLogin('/login');
+    const input = screen.getByLabelText('One-time code');
+    await user.type(input, 'abc1');
+    expect(input).toHaveValue('ABC1');
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(screen.getByRole('alert')).toHaveTextContent('The code is wrong');
+  });
+
+  it('says the code is required when submitted empty', async () => {
+    const user = userEvent.setup();
+    renderLogin('/login');
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(screen.getByRole('alert')).toHaveTextContent('Enter the code you were given.');
+  });
+
+  it('prefills ?code= upper-cased and submits it at once when valid', async () => {
+    const asked = codeChecks([], ['INVITE23']);
+    renderLogin('/login?code=invite23');
+    expect(await screen.findByText('callsign step: INVITE23 user true')).toBeInTheDocument();
+    expect(asked).toEqual(['INVITE23']);
+  });
+
+  it('an admin code from the URL verifies as an admin code', async () => {
+    codeChecks(['ADMINCODE234'], []);
+    renderLogin('/login?code=admincode234');
+    expect(await screen.findByText('callsign step: ADMINCODE234 admin true')).toBeInTheDocument();
+  });
+
+  it('validates a code from the URL on mount and does not submit an invalid one', async () => {
+    const asked = codeChecks([], []);
+    renderLogin('/login?code=ab-1');
+    expect(screen.getByLabelText('One-time code')).toHaveValue('AB-1');
+    expect(screen.getByRole('alert')).toHaveTextContent('The code is wrong');
+    expect(screen.getByRole('button', { name: 'Continue' })).toBeDisabled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(asked).toEqual([]);
+  });
+
+  it('shows "code is wrong" when neither check accepts the code', async () => {
+    const user = userEvent.setup();
+    codeChecks([], []);
+    renderLogin('/login');
+    await user.type(screen.getByLabelText('One-time code'), 'wrongcode');
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('The code is wrong');
+  });
+
+  it('shows the server detail when a check fails', async () => {
+    const user = userEvent.setup();
+    server.use(
+      http.get(apiPaths.checkAdminCode, () =>
+        HttpResponse.json({ detail: 'Too many attempts' }, { status: 429 }),
+      ),
+      http.get(apiPaths.checkInviteCode, () => HttpResponse.json({ invitecode_is_active: false })),
+    );
+    renderLogin('/login');
+    await user.type(screen.getByLabelText('One-time code'), 'ABCDEFGH');
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    await waitFor(() => {
+      expect(screen.getByRole('alert')).toHaveTextContent('Too many attempts');
+    });
+  });
+
+  it('links "I have keys" to the admin app on the mtls host', () => {
+    renderLogin('/login');
+    expect(screen.getByRole('link', { name: 'I already have a key' })).toHaveAttribute(
+      'href',
+      `https://mtls.${window.location.host}/app/admin/`,
+    );
+  });
+});

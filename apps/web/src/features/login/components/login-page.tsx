@@ -1,0 +1,132 @@
+import { useEffect, useId, useRef, useState, type SubmitEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate, useSearchParams } from 'react-router';
+import { Button } from '../../../components/button';
+import { HeroImage } from '../../../components/hero-image';
+import { ApiError } from '../../../lib/api-client';
+import { mtlsOrigin } from '../../../lib/hosts';
+import { normalizeCode, validateLoginCode } from '../../../lib/validation';
+import { useCheckCode } from '../api/login';
+import { useLoginSession } from './login-session';
+
+/**
+ * /login: the one-time code. A `?code=` prefills the field (upper-cased) and submits it when
+ * valid; only then does validation run on mount, change and blur (spec §5).
+ */
+export function LoginPage() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [searchParams] = useSearchParams();
+  const urlCode = searchParams.get('code');
+  const fromUrl = urlCode !== null;
+  const session = useLoginSession();
+  const checkCode = useCheckCode();
+  const [code, setCode] = useState(() => normalizeCode(urlCode ?? ''));
+  const [validating, setValidating] = useState(fromUrl);
+  const [serverError, setServerError] = useState<string | null>(null);
+  const [codeWrong, setCodeWrong] = useState(false);
+  const autoSubmitted = useRef(false);
+  const inputId = useId();
+  const errorId = useId();
+
+  const validationError = validateLoginCode(code);
+  const fieldError = validating && validationError !== undefined ? t(validationError) : null;
+  const shownError = fieldError ?? serverError ?? (codeWrong ? t('code-is-wrong') : null);
+
+  /** Runs the code check (no state is touched until the answer arrives). */
+  const check = (value: string) => {
+    checkCode.mutate(value, {
+      onSuccess: (validity) => {
+        if (validity.isAdminCodeValid) {
+          session.verify(value, 'admin');
+          void navigate('/login/callsign');
+        } else if (validity.isEnrollmentCodeValid) {
+          session.verify(value, 'user');
+          void navigate('/login/callsign');
+        } else {
+          session.reset();
+          setCodeWrong(true);
+        }
+      },
+      onError: (error) => {
+        setServerError(
+          error instanceof ApiError && error.detail !== undefined ? error.detail : 'Unknown error',
+        );
+      },
+    });
+  };
+
+  useEffect(() => {
+    if (!fromUrl || autoSubmitted.current) return;
+    autoSubmitted.current = true;
+    const initial = normalizeCode(urlCode);
+    if (validateLoginCode(initial) === undefined) check(initial);
+    // Runs once, on arrival with a code in the URL.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  const onSubmit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setValidating(true);
+    if (validationError !== undefined || checkCode.isPending) return;
+    setServerError(null);
+    setCodeWrong(false);
+    check(code);
+  };
+
+  return (
+    <>
+      <HeroImage />
+      <div className="mx-auto w-full max-w-md px-4 py-6">
+        <h1 className="text-2xl font-bold">{t('login.title')}</h1>
+        <p className="mt-1 text-lg text-emerald-900">{t('dynamic:deployment_name')}</p>
+        <p className="mt-3 text-stone-700">{t('login.intro')}</p>
+        <form className="mt-6 flex flex-col gap-3" noValidate onSubmit={onSubmit}>
+          <label htmlFor={inputId} className="font-semibold">
+            {t('login.code_label')}
+          </label>
+          <input
+            id={inputId}
+            name="code"
+            value={code}
+            autoComplete="one-time-code"
+            autoCapitalize="characters"
+            spellCheck={false}
+            inputMode="text"
+            aria-invalid={shownError !== null}
+            aria-describedby={shownError !== null ? errorId : undefined}
+            onChange={(event) => {
+              setCode(normalizeCode(event.target.value));
+              setServerError(null);
+              setCodeWrong(false);
+            }}
+            onBlur={() => {
+              if (fromUrl) setValidating(true);
+            }}
+            className="min-h-11 rounded-md border border-stone-400 bg-white px-3 py-2 font-mono text-lg tracking-widest uppercase focus:border-emerald-700 focus:outline-3 focus:outline-amber-500 aria-invalid:border-red-700"
+          />
+          {shownError !== null && (
+            <p id={errorId} role="alert" className="text-red-700">
+              {shownError}
+              {serverError !== null && <span className="sr-only"> ({t('error-occurred')})</span>}
+            </p>
+          )}
+          <Button
+            type="submit"
+            disabled={checkCode.isPending || (validating && validationError !== undefined)}
+          >
+            {checkCode.isPending ? t('login.submitting') : t('login.submit')}
+          </Button>
+        </form>
+        <p className="mt-8 text-center">
+          <a
+            href={`${mtlsOrigin()}/app/admin/`}
+            className="rounded text-emerald-900 underline underline-offset-4 focus-visible:outline-3 focus-visible:outline-amber-500"
+          >
+            {t('login.have_keys')}
+          </a>
+        </p>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,80 @@
+import { STORAGE_KEYS, readStored } from './storage-keys';
+
+/** A non-OK answer: the status and the server's `detail` text when it sent one. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly detail: string | undefined,
+  ) {
+    super(detail ?? `Request failed with status ${status}`);
+  }
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  body?: unknown;
+  /** Send the stored JWT as a Bearer token when there is one (spec §7 "optional Bearer"). */
+  bearer?: boolean;
+  /** An explicit token (the admin flow holds its intermediate tokens in memory). */
+  token?: string;
+  query?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+function detailOf(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null || !('detail' in data)) return undefined;
+  const detail = data.detail;
+  if (typeof detail === 'string') return detail;
+  if (Array.isArray(detail)) {
+    const messages = detail
+      .map((issue: unknown) =>
+        typeof issue === 'object' && issue !== null && 'msg' in issue ? String(issue.msg) : '',
+      )
+      .filter((message) => message !== '');
+    return messages.length > 0 ? messages.join(', ') : undefined;
+  }
+  return undefined;
+}
+
+function buildRequest(path: string, options: RequestOptions): [URL, RequestInit] {
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    'Content-Type': 'application/json',
+  };
+  const token = options.token ?? (options.bearer === true ? readStored(STORAGE_KEYS.token) : null);
+  if (token !== null) headers.Authorization = `Bearer ${token}`;
+  const url = new URL(path, window.location.origin);
+  if (options.query !== undefined) url.search = new URLSearchParams(options.query).toString();
+  const init: RequestInit = { method: options.method ?? 'GET', headers };
+  if (options.body !== undefined) init.body = JSON.stringify(options.body);
+  if (options.signal !== undefined) init.signal = options.signal;
+  return [url, init];
+}
+
+/** Sends one call; throws ApiError on any non-OK status. */
+export async function apiRequest(path: string, options: RequestOptions = {}): Promise<Response> {
+  const [url, init] = buildRequest(path, options);
+  const response = await fetch(url, init);
+  if (!response.ok) {
+    let data: unknown;
+    try {
+      data = await response.json();
+    } catch {
+      data = undefined;
+    }
+    throw new ApiError(response.status, detailOf(data));
+  }
+  return response;
+}
+
+/** Sends one call and reads its JSON answer (typed by the contract, not re-validated here). */
+export async function apiJson<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const response = await apiRequest(path, options);
+  return (await response.json()) as T;
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

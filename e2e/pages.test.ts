@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import {
+  DESKTOP,
+  keepScreenshot,
+  launchBrowser,
+  PHONE,
+  seriousAccessibilityViolations,
+} from './support/browser.js';
+import { startService, type Service } from './support/service.js';
+
+// The public pages in a real browser against the real service over TLS: they render under the
+// strict CSP, pass an accessibility check, and the mTLS face sends a visitor without a key to
+// the explanation page.
+
+let service: Service;
+let browser: Browser;
+
+beforeAll(async () => {
+  service = await startService();
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser.close();
+  await service.stop();
+});
+
+describe.each([
+  ['phone', PHONE],
+  ['desktop', DESKTOP],
+] as const)('on a %s', (name, device) => {
+  it('shows the login page with the deployment name, within the CSP, accessibly', async () => {
+    const context = await browser.newContext({
+      ...device,
+      ignoreHTTPSErrors: true,
+      bypassCSP: false,
+    });
+    const page = await context.newPage();
+    const cspErrors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) {
+        cspErrors.push(message.text());
+      }
+    });
+    await page.goto(`${service.origin}/login`, { waitUntil: 'networkidle' });
+    await expect.poll(() => page.locator('header').innerText()).toContain('portal');
+    await keepScreenshot(page, `login-${name}`);
+    expect(cspErrors).toEqual([]);
+    await context.close();
+
+    const audit = await browser.newContext({ ...device, ignoreHTTPSErrors: true, bypassCSP: true });
+    const auditPage = await audit.newPage();
+    await auditPage.goto(`${service.origin}/login`, { waitUntil: 'networkidle' });
+    expect(await seriousAccessibilityViolations(auditPage)).toEqual([]);
+    await audit.close();
+  });
+});
+
+it('sends a visitor without a key from the mTLS face to the mtls_fail explanation', async () => {
+  const context = await browser.newContext({ ...PHONE, ignoreHTTPSErrors: true });
+  const page = await context.newPage();
+  await page.goto(`${service.mtlsOrigin}/app/admin/`, { waitUntil: 'networkidle' });
+  expect(page.url()).toBe(`${service.origin}/error?code=mtls_fail`);
+  await keepScreenshot(page, 'error-mtls-fail-phone');
+  await context.close();
+});

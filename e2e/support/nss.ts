@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from './browser.js';
+
+// A browser that holds a member's key the way a Linux desktop does: the .pfx imported into
+// Chromium's NSS store under its own HOME, the portal's CA trusted there, and the certificate
+// picked by the managed policy AutoSelectCertificateForUrls (which needs root to write).
+
+const run = promisify(execFile);
+const POLICY_DIR = '/etc/chromium/policies/managed';
+const POLICY_FILE = path.join(POLICY_DIR, 'callsign-portal-e2e.json');
+
+/** Lets Chromium present a certificate to `mtlsOrigin` without asking. Returns the undo. */
+export async function allowCertificateSelection(mtlsOrigin: string): Promise<() => Promise<void>> {
+  await mkdir(POLICY_DIR, { recursive: true });
+  const pattern = JSON.stringify({ pattern: mtlsOrigin, filter: {} });
+  await writeFile(POLICY_FILE, JSON.stringify({ AutoSelectCertificateForUrls: [pattern] }));
+  return () => rm(POLICY_FILE, { force: true });
+}
+
+export interface KeyedBrowser {
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+/** Chromium with its own NSS store that trusts `rootCaFile` and holds the .pfx of `callsign`. */
+export async function browserWithKey(
+  rootCaFile: string,
+  key: { pfxFile: string; password: string },
+): Promise<KeyedBrowser> {
+  const home = await mkdtemp(path.join(os.tmpdir(), 'portal-nss-'));
+  const nssDir = path.join(home, '.pki', 'nssdb');
+  const nss = `sql:${nssDir}`;
+  await mkdir(nssDir, { recursive: true });
+  await run('certutil', ['-d', nss, '-N', '--empty-password']);
+  await run('certutil', [
+    '-d',
+    nss,
+    '-A',
+    '-t',
+    'C,,',
+    '-n',
+    'Callsign Portal e2e',
+    '-i',
+    rootCaFile,
+  ]);
+  await run('pk12util', ['-d', nss, '-i', key.pfxFile, '-W', key.password]);
+  const browser = await launchBrowser({ HOME: home });
+  return {
+    browser,
+    async close() {
+      await browser.close();
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+}
