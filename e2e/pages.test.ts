@@ -46,6 +46,10 @@ describe.each([
     await page.goto(`${service.origin}/login`, { waitUntil: 'networkidle' });
     await expect.poll(() => page.locator('header').innerText()).toContain('portal');
     await keepScreenshot(page, `login-${name}`);
+    // A dialog locks scrolling with a <style> element: the page's nonce must let it in.
+    await page.getByRole('button', { name: 'Privacy policy' }).click();
+    await expect.poll(() => page.getByRole('dialog').isVisible()).toBe(true);
+    await keepScreenshot(page, `login-privacy-${name}`);
     expect(cspErrors).toEqual([]);
     await context.close();
 

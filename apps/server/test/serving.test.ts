@@ -65,6 +65,7 @@ describe('the web app', () => {
   it('serves index.html for the app routes, revalidated on every visit', async () => {
     for (const url of [
       '/',
+      '/index.html',
       '/login',
       '/login/callsign?x=1',
       '/app/users/Ranger1',
@@ -72,7 +73,8 @@ describe('the web app', () => {
     ]) {
       const response = await app.inject({ method: 'GET', url });
       expect(response.statusCode, url).toBe(200);
-      expect(response.body).toBe(INDEX_HTML);
+      const withoutNonce = response.body.replace(/\n {4}<meta property="csp-nonce" [^>]+>/, '');
+      expect(withoutNonce).toBe(INDEX_HTML);
       expect(response.headers['content-type']).toMatch(/^text\/html/);
       expect(response.headers['cache-control']).toBe('no-cache');
     }
@@ -95,6 +97,23 @@ describe('the web app', () => {
     expect(api.json()).toEqual({ detail: 'Not found' });
     const post = await app.inject({ method: 'POST', url: '/login' });
     expect(post.statusCode).toBe(404);
+  });
+});
+
+describe('the page nonce', () => {
+  it('puts a fresh style nonce in the page and in the CSP, never twice the same', async () => {
+    const nonces = new Set<string>();
+    for (let visit = 0; visit < 3; visit += 1) {
+      const response = await app.inject({ method: 'GET', url: '/login' });
+      const nonce = /<meta property="csp-nonce" content="([^"]+)" \/>/.exec(response.body)?.[1];
+      expect(nonce).toMatch(/^[0-9a-f]{32}$/);
+      const styleSrc = String(response.headers['content-security-policy'])
+        .split(';')
+        .find((directive) => directive.startsWith('style-src'));
+      expect(styleSrc).toBe(`style-src 'self' 'nonce-${nonce ?? ''}'`);
+      nonces.add(nonce ?? '');
+    }
+    expect(nonces.size).toBe(3);
   });
 });
 

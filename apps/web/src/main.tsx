@@ -1,4 +1,5 @@
 import { StrictMode } from 'react';
+import { setNonce } from 'get-nonce';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
 import { Providers, createQueryClient } from './app/providers';
@@ -8,6 +9,11 @@ import './index.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('The page has no #root element');
+
+// The server puts this page's CSP style nonce in a meta tag; Radix's scroll lock adds its <style>
+// element with it, so the strict style-src holds.
+const nonce = document.querySelector<HTMLMetaElement>('meta[property="csp-nonce"]')?.content;
+if (nonce !== undefined && nonce !== '') setNonce(nonce);
 
 void initI18n();
 

@@ -9,6 +9,8 @@ const YEAR_SECONDS = 365 * 24 * 60 * 60;
  */
 export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
   await app.register(helmet, {
+    // A fresh nonce per answer (reply.cspNonce); the web app's index.html carries the style one.
+    enableCSPNonces: true,
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {

@@ -58,6 +58,14 @@ function registerBranding(app: FastifyInstance, brandingDir: string): void {
 }
 
 /**
+ * Libraries that inject a `<style>` element at run time (Radix's scroll lock) read the nonce the
+ * strict CSP allows from this meta tag, so style-src needs no 'unsafe-inline'.
+ */
+function withStyleNonce(html: string, nonce: string): string {
+  return html.replace('<head>', `<head>\n    <meta property="csp-nonce" content="${nonce}" />`);
+}
+
+/**
  * Serves the built web app on both faces: hashed assets cached for a year, everything else
  * revalidated, and every other page path answered with index.html for the app's router.
  */
@@ -68,13 +76,15 @@ export async function registerStaticSite(
 ): Promise<void> {
   registerBranding(app, options.brandingDir);
   const indexFile = path.join(webDir, 'index.html');
-  const built = existsSync(indexFile);
-  if (built) {
+  const indexHtml = existsSync(indexFile) ? await readFile(indexFile, 'utf8') : undefined;
+  if (indexHtml !== undefined) {
     await app.register(fastifyStatic, {
       root: webDir,
       prefix: '/',
       wildcard: false,
       index: false,
+      // index.html is answered below, with this reply's CSP nonce in it.
+      globIgnore: ['index.html'],
       cacheControl: false,
       setHeaders(reply, filePath) {
         const relative = path.relative(webDir, filePath);
@@ -93,10 +103,10 @@ export async function registerStaticSite(
     const isPage =
       (request.method === 'GET' || request.method === 'HEAD') &&
       !isServerPath(pathname) &&
-      !looksLikeFile(pathname);
+      (pathname === '/index.html' || !looksLikeFile(pathname));
     if (!isPage) throw new NotFoundError();
-    reply.header('cache-control', REVALIDATE);
-    if (!built) return reply.type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
-    return reply.sendFile('index.html');
+    reply.header('cache-control', REVALIDATE).type('text/html; charset=utf-8');
+    if (indexHtml === undefined) return reply.send(NOT_BUILT_PAGE);
+    return reply.send(withStyleNonce(indexHtml, reply.cspNonce.style));
   });
 }
