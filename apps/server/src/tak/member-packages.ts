@@ -2,12 +2,10 @@ import type { Kysely } from 'kysely';
 import { buildPkcs12 } from '../ca/pkcs12.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
-import { lockForTransaction } from '../db/transaction.js';
 import { ForbiddenError } from '../errors.js';
-import { appendAuditEvent } from '../modules/audit/repository.js';
+import { recordMemberIssuance } from '../modules/certificates/issuance.js';
 import type { CertificateService } from '../modules/certificates/service.js';
 import { findMemberByCallsign } from '../modules/people/repository.js';
-import { MEMBERSHIP_LOCK } from '../modules/people/revocation.js';
 import { buildTakPackages, type TakPackage, type TakSettings } from './packages.js';
 import { buildTakTruststore } from './truststore.js';
 
@@ -72,22 +70,15 @@ export class TakPackageBuilder {
       this.settings.deployment,
     );
     const packages = buildTakPackages(this.settings, { callsign: owner, keystore, truststore });
-    // Under the membership lock, so a revocation either comes first (and no certificate is
-    // recorded) or comes after and revokes this one too.
-    await this.db.transaction().execute(async (trx) => {
-      await lockForTransaction(trx, MEMBERSHIP_LOCK);
-      const member = await findMemberByCallsign(trx, owner);
-      if (member?.status !== 'active') throw new ForbiddenError('Not a valid user');
-      await this.certificates.record(trx, issued, owner, 'tak');
-      await appendAuditEvent(trx, {
-        at: this.now().getTime(),
-        actor: requester.actor,
-        action: 'tak.packages',
-        target: owner,
-        outcome: 'success',
-        clientAddress: requester.clientAddress,
-        detail: { serial: issued.serial },
-      });
+    await recordMemberIssuance(this.db, this.certificates, {
+      issued,
+      callsign: owner,
+      purpose: 'tak',
+      actor: requester.actor,
+      action: 'tak.packages',
+      clientAddress: requester.clientAddress,
+      detail: {},
+      at: this.now().getTime(),
     });
     return { callsign: owner, serial: issued.serial, packages };
   }

@@ -2,12 +2,9 @@ import type { Kysely } from 'kysely';
 import type { KeyFormat } from '@callsign/contract';
 import { buildPkcs12 } from '../../ca/pkcs12.js';
 import type { Database } from '../../db/schema.js';
-import { lockForTransaction } from '../../db/transaction.js';
 import { ForbiddenError } from '../../errors.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { recordMemberIssuance } from '../certificates/issuance.js';
 import type { CertificateService } from '../certificates/service.js';
-import { findMemberByCallsign } from '../people/repository.js';
-import { MEMBERSHIP_LOCK } from '../people/revocation.js';
 import type { Actor } from '../people/service.js';
 
 export interface KeyDownload {
@@ -44,23 +41,15 @@ export class KeyService {
       friendlyName: owner,
       format,
     });
-    // Under the membership lock, so a revocation either comes first (and no certificate is
-    // recorded) or comes after and revokes this one too.
-    await this.db.transaction().execute(async (trx) => {
-      await lockForTransaction(trx, MEMBERSHIP_LOCK);
-      const member = await findMemberByCallsign(trx, owner);
-      if (member?.status !== 'active') throw new ForbiddenError('Not a valid user');
-      const at = this.now().getTime();
-      await this.certificates.record(trx, issued, owner, 'member');
-      await appendAuditEvent(trx, {
-        at,
-        actor: owner,
-        action: 'key.download',
-        target: owner,
-        outcome: 'success',
-        clientAddress: actor.clientAddress,
-        detail: { serial: issued.serial, format },
-      });
+    await recordMemberIssuance(this.db, this.certificates, {
+      issued,
+      callsign: owner,
+      purpose: 'member',
+      actor: owner,
+      action: 'key.download',
+      clientAddress: actor.clientAddress,
+      detail: { format },
+      at: this.now().getTime(),
     });
     return { callsign: owner, serial: issued.serial, pfx };
   }
