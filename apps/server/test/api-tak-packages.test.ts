@@ -41,6 +41,14 @@ const TAK_ENV = {
   PORTAL_TAK_TRUSTSTORE_PASSWORD: TRUST_PASSWORD,
 };
 
+// The acceptance checker lives in the project's shared folder, beside the repository (as CI
+// lays it out); without it these tests cannot judge a package, so they say so plainly.
+beforeAll(() => {
+  if (!existsSync(CHECK_SCRIPT)) {
+    throw new Error(`${CHECK_SCRIPT} is missing: clone the repository next to the shared/ folder`);
+  }
+});
+
 /** Runs check-tak-package.sh on one zip; its exit status is the number of failed checks. */
 async function checkPackage(zipFile: string, callsign: string) {
   const result = await run('bash', [
