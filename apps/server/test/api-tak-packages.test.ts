@@ -13,9 +13,6 @@ import {
 } from '@callsign/contract';
 import { normalizeSerial } from '../src/ca/serial.js';
 import { findCertificateBySerial } from '../src/modules/certificates/repository.js';
-import { insertEnrollment } from '../src/modules/enrollment/repository.js';
-import { insertInviteCode } from '../src/modules/invites/repository.js';
-import { insertMember } from '../src/modules/people/repository.js';
 import { revokeMember } from '../src/modules/people/revocation.js';
 import { TakPackageBuilder, takPackageConfig } from '../src/tak/member-packages.js';
 import { ForbiddenError } from '../src/errors.js';
@@ -257,26 +254,7 @@ describe.each(testEngines())('TAK settings packages on $name', (engine) => {
   });
 
   it('refuses a pending enrollee with 403 and records no certificate', async () => {
-    const db = portal.portal.database.db;
-    await insertInviteCode(db, { code: 'TAKCODE2', createdAt: Date.now(), ownerCallsign: null });
-    await insertMember(db, {
-      callsign: 'Newbie',
-      status: 'pending',
-      inviteCode: 'TAKCODE2',
-      roles: [],
-      at: Date.now(),
-    });
-    await insertEnrollment(db, {
-      callsign: 'Newbie',
-      inviteCode: 'TAKCODE2',
-      approvalCode: 'ABCD2345',
-      createdAt: Date.now(),
-    });
-    const { jwt } = await portal.portal.tokens.issue({
-      scope: 'enrollment',
-      subject: 'Newbie',
-      ttlMs: 60_000,
-    });
+    const jwt = await portal.addPendingEnrollee('Newbie', 'TAKCODE2');
     // The token does identify the enrollee; it is the approval that is missing.
     expect((await portal.api('public', 'GET', apiPaths.checkAuthAny, { bearer: jwt })).status).toBe(
       200,
@@ -284,7 +262,7 @@ describe.each(testEngines())('TAK settings packages on $name', (engine) => {
     const response = await portal.api('public', 'GET', apiPaths.instructions, { bearer: jwt });
     expect(response.status).toBe(403);
     expect(
-      await db
+      await portal.portal.database.db
         .selectFrom('issued_certificates')
         .select('serial')
         .where('callsign', '=', 'Newbie')

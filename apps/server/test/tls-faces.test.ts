@@ -5,9 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CertificateAuthority, type IssuedCertificate } from '../src/ca/authority.js';
 import { buildPkcs12 } from '../src/ca/pkcs12.js';
 import { recordIssuedCertificate } from '../src/modules/certificates/repository.js';
-import { insertEnrollment } from '../src/modules/enrollment/repository.js';
-import { insertInviteCode } from '../src/modules/invites/repository.js';
-import { insertMember } from '../src/modules/people/repository.js';
 import { revokeMember } from '../src/modules/people/revocation.js';
 import { TokenService } from '../src/modules/auth/token-service.js';
 import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
@@ -475,26 +472,7 @@ describe.each(testEngines())('on $name', (engine) => {
     });
 
     it('does not take a token for a pending enrollee as a valid user', async () => {
-      const db = portal.portal.database.db;
-      await insertInviteCode(db, { code: 'NEWBCODE', createdAt: Date.now(), ownerCallsign: null });
-      await insertMember(db, {
-        callsign: 'Newbie',
-        status: 'pending',
-        inviteCode: 'NEWBCODE',
-        roles: [],
-        at: Date.now(),
-      });
-      await insertEnrollment(db, {
-        callsign: 'Newbie',
-        inviteCode: 'NEWBCODE',
-        approvalCode: 'ABCD2345',
-        createdAt: Date.now(),
-      });
-      const { jwt } = await portal.portal.tokens.issue({
-        scope: 'enrollment',
-        subject: 'Newbie',
-        ttlMs: 60_000,
-      });
+      const jwt = await portal.addPendingEnrollee('Newbie', 'NEWBCODE');
       const bearer = ['--header', `Authorization: Bearer ${jwt}`];
       expect((await portal.curl('public', ANY, bearer)).status).toBe(200);
       expect((await portal.curl('public', VALID, bearer)).status).toBe(403);

@@ -36,3 +36,34 @@ export async function makeTempDir(): Promise<string> {
 export async function removeTempDir(dir: string | undefined): Promise<void> {
   if (dir !== undefined) await fs.rm(dir, { recursive: true, force: true });
 }
+
+/**
+ * A throw-away self-signed P-256 certificate made by the OpenSSL CLI (not by the CA under test):
+ * writes `{name}.key` and `{name}.pem` into `dir` and returns the certificate's path.
+ */
+export async function selfSignedCertificate(
+  dir: string,
+  name: string,
+  options: { subject?: string; days?: number; serial?: string } = {},
+): Promise<string> {
+  const file = path.join(dir, `${name}.pem`);
+  await openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    path.join(dir, `${name}.key`),
+    '-out',
+    file,
+    '-subj',
+    options.subject ?? `/CN=${name}`,
+    '-days',
+    String(options.days ?? 1),
+    ...(options.serial === undefined ? [] : ['-set_serial', options.serial]),
+  ]);
+  return file;
+}

@@ -1,8 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, openssl, removeTempDir } from './openssl-cli.testing.js';
+import { makeTempDir, removeTempDir, selfSignedCertificate } from './openssl-cli.testing.js';
 import { normalizeSerial, randomSerial } from './serial.js';
 
 describe('normalizeSerial', () => {
@@ -39,26 +38,10 @@ describe('normalizeSerial on the serial form Node and its TLS layer report', () 
     ['0x7f0000000000000000000000000000ff', '7f0000000000000000000000000000ff'],
   ])('a certificate with serial %s normalises to %s', async (serial, expected) => {
     const dir = tmp!;
-    const certFile = path.join(dir, `${serial}.pem`);
-    await openssl([
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      path.join(dir, `${serial}.key`),
-      '-out',
-      certFile,
-      '-subj',
-      '/CN=serial-test',
-      '-days',
-      '1',
-      '-set_serial',
+    const certFile = await selfSignedCertificate(dir, serial, {
+      subject: '/CN=serial-test',
       serial,
-    ]);
+    });
     const nodeForm = new X509Certificate(await fs.readFile(certFile)).serialNumber;
     expect(nodeForm).toBe(nodeForm.toUpperCase());
     expect(normalizeSerial(nodeForm)).toBe(expected);

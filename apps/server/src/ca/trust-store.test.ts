@@ -3,7 +3,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, openssl, removeTempDir, runOpenssl } from './openssl-cli.testing.js';
+import {
+  makeTempDir,
+  removeTempDir,
+  runOpenssl,
+  selfSignedCertificate,
+} from './openssl-cli.testing.js';
 import { buildTrustStorePkcs12 } from './trust-store.js';
 
 let tmp: string;
@@ -27,26 +32,7 @@ async function writeStore(certificatesPem: string[], password = 'public'): Promi
 
 beforeAll(async () => {
   tmp = await makeTempDir();
-  const make = async (name: string) => {
-    await openssl([
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      path.join(tmp, `${name}.key`),
-      '-out',
-      path.join(tmp, `${name}.pem`),
-      '-subj',
-      `/CN=${name}`,
-      '-days',
-      '1',
-    ]);
-    return fs.readFile(path.join(tmp, `${name}.pem`), 'utf8');
-  };
+  const make = async (name: string) => fs.readFile(await selfSignedCertificate(tmp, name), 'utf8');
   [intermediatePem, rootPem] = await Promise.all([make('Test Issuing'), make('Test Root')]);
 });
 

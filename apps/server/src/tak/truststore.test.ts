@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openssl } from '../ca/openssl-cli.testing.js';
+import { openssl, selfSignedCertificate } from '../ca/openssl-cli.testing.js';
 import { buildTakTruststore } from './truststore.js';
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
@@ -12,26 +12,8 @@ let dir: string;
 let portalChain: string;
 let operatorPem: string;
 
-async function selfSigned(name: string): Promise<string> {
-  const file = path.join(dir, `${name}.pem`);
-  await openssl([
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    path.join(dir, `${name}.key`),
-    '-out',
-    file,
-    '-days',
-    '30',
-    '-subj',
-    `/CN=${name}`,
-  ]);
-  return file;
+function selfSigned(name: string): Promise<string> {
+  return selfSignedCertificate(dir, name, { days: 30 });
 }
 
 async function fingerprintsIn(p12: Buffer, password: string): Promise<string[]> {

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildPkcs12 } from '../../src/ca/pkcs12.js';
+import { insertEnrollment } from '../../src/modules/enrollment/repository.js';
+import { insertInviteCode } from '../../src/modules/invites/repository.js';
 import { insertMember } from '../../src/modules/people/repository.js';
 import { startPortal, type RunningPortal } from '../../src/server.js';
 import { callApi, type ApiRequestOptions, type ApiResponse } from './api-client.js';
@@ -29,6 +31,8 @@ export interface TestPortal extends RunningPortal {
   /** An active member with a freshly issued certificate, packed as a legacy .pfx file. */
   addMember(callsign: string, options?: { roles?: 'admin'[] }): Promise<MemberKey>;
   issueKey(callsign: string): Promise<MemberKey>;
+  /** Someone who enrolled with a new invite code and waits for approval; their enrollment JWT. */
+  addPendingEnrollee(callsign: string, inviteCode: string): Promise<string>;
   /** Stops the server but keeps the data directory (to start again on it). */
   stop(): Promise<void>;
   /** Stops the server and removes everything it wrote. */
@@ -147,6 +151,19 @@ export async function startTestPortal(options: StartTestPortalOptions = {}): Pro
       return issueKey(callsign);
     },
     issueKey,
+    async addPendingEnrollee(callsign, inviteCode) {
+      const db = running.portal.database.db;
+      const at = Date.now();
+      await insertInviteCode(db, { code: inviteCode, createdAt: at, ownerCallsign: null });
+      await insertMember(db, { callsign, status: 'pending', inviteCode, roles: [], at });
+      await insertEnrollment(db, { callsign, inviteCode, approvalCode: 'ABCD2345', createdAt: at });
+      const token = await running.portal.tokens.issue({
+        scope: 'enrollment',
+        subject: callsign,
+        ttlMs: 60_000,
+      });
+      return token.jwt;
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
