@@ -37,6 +37,15 @@ Settings come from the same PORTAL_* variables (or .env) as the service.`;
 
 class UsageError extends Error {}
 
+/** NAMES... [--out DIR], for the commands that write files (default: the current directory). */
+function parseOutArgs(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    options: { out: { type: 'string', default: '.' } },
+  });
+}
+
 type Command = (portal: Portal, args: string[]) => Promise<void>;
 
 const commands: Record<string, { migrate: boolean; run: Command }> = {
@@ -54,11 +63,7 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
   'server-cert': {
     migrate: true,
     async run(portal, args) {
-      const { values, positionals } = parseArgs({
-        args,
-        allowPositionals: true,
-        options: { out: { type: 'string', default: '.' } },
-      });
+      const { values, positionals } = parseOutArgs(args);
       if (positionals.length === 0) throw new UsageError('server-cert needs at least one NAME');
       const issued = await portal.certificates.issueServerCertificate(positionals);
       const base = path.resolve(values.out, positionals[0] ?? 'server');
@@ -96,11 +101,7 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
   'tak-packages': {
     migrate: true,
     async run(portal, args) {
-      const { values, positionals } = parseArgs({
-        args,
-        allowPositionals: true,
-        options: { out: { type: 'string', default: '.' } },
-      });
+      const { values, positionals } = parseOutArgs(args);
       if (positionals.length !== 1) throw new UsageError('tak-packages takes exactly one CALLSIGN');
       const callsign = callsignSchema.safeParse(positionals[0]);
       if (!callsign.success) throw new UsageError(`"${positionals[0] ?? ''}" is not a callsign`);

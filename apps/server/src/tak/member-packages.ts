@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { buildPkcs12 } from '../ca/pkcs12.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import { ForbiddenError } from '../errors.js';
@@ -55,15 +54,8 @@ export class TakPackageBuilder {
     if (known?.status !== 'active') throw new ForbiddenError('Not a valid user');
     const owner = known.callsign;
     // Key generation is the slow part: done before the transaction, which only records.
-    const issued = await this.certificates.mintMemberCertificate(owner);
-    const keystore = await buildPkcs12({
-      privateKeyPem: issued.privateKeyPem,
-      certificatePem: issued.certificatePem,
-      chainPem: issued.chainPem,
-      password: owner,
-      friendlyName: owner,
-      format: 'legacy',
-    });
+    // ATAK refuses AES-encrypted keystores: always the legacy format here.
+    const { issued, pfx: keystore } = await this.certificates.mintMemberKeystore(owner, 'legacy');
     const truststore = await buildTakTruststore(
       { pemFile: this.settings.truststorePemFile, caChainPem: this.certificates.chainPem },
       this.settings.truststorePassword,

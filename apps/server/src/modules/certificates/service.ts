@@ -1,5 +1,7 @@
 import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
+import { buildPkcs12 } from '../../ca/pkcs12.js';
+import type { KeyFormat } from '@callsign/contract';
 import type { KeyAlgorithm } from '../../config.js';
 import type { CertificatePurpose, Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
@@ -62,6 +64,27 @@ export class CertificateService {
       validityDays: this.policy.validityDays,
       keyAlgorithm: this.policy.keyAlgorithm,
     });
+  }
+
+  /**
+   * A fresh certificate for a member packed as their keystore (product.md §5): password and
+   * friendly name are the callsign as the member's record has it, the CA chain included. Not
+   * recorded: callers record it with `recordMemberIssuance` once they know it may be handed out.
+   */
+  async mintMemberKeystore(
+    callsign: string,
+    format: KeyFormat,
+  ): Promise<{ issued: IssuedCertificate; pfx: Buffer }> {
+    const issued = await this.mintMemberCertificate(callsign);
+    const pfx = await buildPkcs12({
+      privateKeyPem: issued.privateKeyPem,
+      certificatePem: issued.certificatePem,
+      chainPem: issued.chainPem,
+      password: callsign,
+      friendlyName: callsign,
+      format,
+    });
+    return { issued, pfx };
   }
 
   /** Records an issued certificate, inside the caller's transaction when it passes one. */

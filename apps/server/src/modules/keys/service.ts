@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { KeyFormat } from '@callsign/contract';
-import { buildPkcs12 } from '../../ca/pkcs12.js';
 import type { Database } from '../../db/schema.js';
 import { ForbiddenError } from '../../errors.js';
 import { recordMemberIssuance } from '../certificates/issuance.js';
@@ -32,15 +31,7 @@ export class KeyService {
     }
     const owner = actor.callsign;
     // Key generation is the slow part: done before the transaction, which only records.
-    const issued = await this.certificates.mintMemberCertificate(owner);
-    const pfx = await buildPkcs12({
-      privateKeyPem: issued.privateKeyPem,
-      certificatePem: issued.certificatePem,
-      chainPem: issued.chainPem,
-      password: owner,
-      friendlyName: owner,
-      format,
-    });
+    const { issued, pfx } = await this.certificates.mintMemberKeystore(owner, format);
     await recordMemberIssuance(this.db, this.certificates, {
       issued,
       callsign: owner,
