@@ -20,6 +20,7 @@ import { loggerOptions, registerRequestLogging } from './http/logger.js';
 import { registerMtlsGate } from './http/mtls-gate.js';
 import './http/request-context.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
+import { registerAdminConsoleRoutes } from './modules/admin-console/routes.js';
 import { Authenticator } from './modules/auth/identity.js';
 import { registerAuthRoutes } from './modules/auth/routes.js';
 import { registerCaRoutes } from './modules/certificates/routes.js';
@@ -129,6 +130,7 @@ export async function buildApp(
   registerInvitesRoutes(app, context);
   registerKeysRoutes(app, context);
   registerInstructionsRoutes(app, context);
+  registerAdminConsoleRoutes(app, context);
   app.get(apiPaths.openapi, { schema: { hide: true } }, () => app.swagger());
   await registerStaticSite(app, config.webDir, { brandingDir: config.brandingDir });
   return app;

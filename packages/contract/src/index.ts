@@ -11,3 +11,4 @@ export * from './api/people.js';
 export * from './api/invites.js';
 export * from './api/keys.js';
 export * from './api/instructions.js';
+export * from './api/admin.js';

@@ -28,6 +28,7 @@ export const apiPaths = {
   person: (callsign: string) => `${API_PREFIX}/people/${encodeURIComponent(callsign)}`,
   keyDownload: (callsign: string) => `${API_PREFIX}/enduserpfx/${encodeURIComponent(callsign)}`,
   instructions: `${API_PREFIX}/instructions/user`,
+  idmConsole: `${API_PREFIX}/admin/idm-console`,
   openapi: '/api/openapi.json',
 } as const;
 
