@@ -1,12 +1,15 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openPortal, type Portal } from '../src/context.js';
+
+const APP_JS = 'console.log("app");';
 
 let workDir: string;
 let portal: Portal;
@@ -20,7 +23,10 @@ beforeAll(async () => {
   const webDir = path.join(workDir, 'web');
   await mkdir(path.join(webDir, 'assets'), { recursive: true });
   await writeFile(path.join(webDir, 'index.html'), INDEX_HTML);
-  await writeFile(path.join(webDir, 'assets', 'app-3f2a1b.js'), 'console.log("app");');
+  await writeFile(path.join(webDir, 'assets', 'app-3f2a1b.js'), APP_JS);
+  // As the web build writes them: compressed copies beside the asset.
+  await writeFile(path.join(webDir, 'assets', 'app-3f2a1b.js.br'), brotliCompressSync(APP_JS));
+  await writeFile(path.join(webDir, 'assets', 'app-3f2a1b.js.gz'), gzipSync(APP_JS));
   await writeFile(path.join(webDir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   const config = loadConfig(
     {
@@ -87,6 +93,21 @@ describe('the web app', () => {
     const icon = await app.inject({ method: 'GET', url: '/favicon.svg' });
     expect(icon.statusCode).toBe(200);
     expect(icon.headers['cache-control']).toBe('no-cache');
+  });
+
+  it('sends the compressed copy the browser accepts, and the plain file to others', async () => {
+    const url = '/assets/app-3f2a1b.js';
+    const brotli = await app.inject({ url, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(brotli.headers.vary).toMatch(/accept-encoding/i);
+    expect(brotliDecompressSync(brotli.rawPayload).toString()).toBe(APP_JS);
+    const gzip = await app.inject({ url, headers: { 'accept-encoding': 'gzip' } });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzip.rawPayload).toString()).toBe(APP_JS);
+    const plain = await app.inject({ url, headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe(APP_JS);
+    expect(brotli.headers['cache-control']).toBe('public, max-age=31536000, immutable');
   });
 
   it('answers 404 for a missing file and an unknown API path instead of the app', async () => {

@@ -86,6 +86,8 @@ export async function registerStaticSite(
       // index.html is answered below, with this reply's CSP nonce in it.
       globIgnore: ['index.html'],
       cacheControl: false,
+      // The build writes .br and .gz beside each asset; send those bytes to browsers that take them.
+      preCompressed: true,
       setHeaders(reply, filePath) {
         const relative = path.relative(webDir, filePath);
         void reply.header(
