@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
-import { Button, LinkButton } from './button';
+import { TakDownloadButton } from '../features/tak/components/tak-download';
+import { LinkButton } from './button';
 
 /** The TAK service card of the home pages: quickstart, usage, and the settings zip. */
 export function TakCard() {
@@ -18,10 +19,7 @@ export function TakCard() {
         <LinkButton to="/app/services/tak/usage" variant="secondary">
           {t('tak_card.usage')}
         </LinkButton>
-        <Button variant="secondary" disabled title={t('tak_card.coming_soon')}>
-          {t('tak_card.download_zip')}
-          <span className="sr-only">({t('tak_card.coming_soon')})</span>
-        </Button>
+        <TakDownloadButton />
       </div>
     </section>
   );

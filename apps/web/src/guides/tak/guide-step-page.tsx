@@ -1,0 +1,65 @@
+import { useTranslation } from 'react-i18next';
+import { useParams } from 'react-router';
+import { LinkButton } from '../../components/button';
+import { Navbar } from '../../components/navbar';
+import { NotFoundPage } from '../../features/errors/components/not-found-page';
+import { TakDownloadButton } from '../../features/tak/components/tak-download';
+import { GuideCardView } from './guide-card';
+import { ProgressIndicator } from './progress-indicator';
+import { findStep, sectionPath, type GuideSection } from './structure';
+
+/** One step of a TAK guide: navbar, progress, the step's cards, back and forward (spec §2). */
+export function GuideStepPage({ section }: { section: GuideSection }) {
+  const { t } = useTranslation();
+  const { step: stepId = '' } = useParams();
+  const place = findStep(section, stepId);
+  if (place === undefined) return <NotFoundPage />;
+  const { step, platform, number, total, backPath, forwardPath, isLast } = place;
+  const base = `tak.guides.${section}.${step.id}`;
+  const forwardLabel = isLast
+    ? t(section === 'usage' ? 'tak.nav.finish' : 'tak.nav.done')
+    : t('tak.nav.next');
+  return (
+    <>
+      <Navbar
+        title={t(`tak.${section}.guide_title`, { app: t(`tak.apps.${platform}`) })}
+        backUrl={sectionPath(section)}
+        backLabel={t(`tak.${section}.back_to_list`)}
+      />
+      <div className="mx-auto flex w-full max-w-3xl flex-col gap-4 px-4 py-5">
+        <ProgressIndicator current={number} total={total} />
+        <h1 className="text-2xl font-bold">{t(`${base}.title`)}</h1>
+        <p className="text-stone-700">{t(`${base}.intro`)}</p>
+        {step.cards.map((card, index) => (
+          <GuideCardView
+            key={`${step.id}-${card.id}`}
+            base={`${base}.cards.${card.id}`}
+            image={card.image}
+            defaultOpen={index === 0 || card.download === true}
+          >
+            {card.download === true && (
+              <TakDownloadButton
+                variant="primary"
+                className="w-full sm:w-auto"
+                platform={platform === 'ios' ? 'iOS' : platform === 'win' ? 'Windows' : 'Android'}
+              />
+            )}
+          </GuideCardView>
+        ))}
+        <nav
+          aria-label={t('tak.nav.steps')}
+          className="mt-2 flex flex-col-reverse gap-2 sm:flex-row sm:justify-between"
+        >
+          <LinkButton to={backPath} variant="secondary">
+            <span aria-hidden="true">←</span> {t('tak.nav.back')}
+          </LinkButton>
+          <LinkButton to={forwardPath}>
+            {forwardLabel} <span aria-hidden="true">→</span>
+          </LinkButton>
+        </nav>
+      </div>
+    </>
+  );
+}
+
+export default GuideStepPage;
