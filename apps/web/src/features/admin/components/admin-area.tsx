@@ -1,15 +1,26 @@
-import { useTranslation } from 'react-i18next';
-import { TakCard } from '../../../components/tak-card';
+import { Route, Routes } from 'react-router';
+import { useAuth } from '../../auth/components/auth-provider';
+import { NotFoundPage } from '../../errors/components/not-found-page';
+import { AdminHome } from './admin-home';
+import { ApprovalPage } from './approval-page';
+import { CodeListPage } from './code-list-page';
+import { InviteQrPage } from './invite-qr-page';
+import { ManageUsersPage } from './manage-users-page';
+import { UserManagementPage } from './user-management-page';
 
-/** /app/admin/*: placeholder until the admin issue fills it; a lazy chunk. */
+/** /app/admin/*: the admin area of spec §2 (a lazy chunk behind the admin guard). */
 export function AdminArea() {
-  const { t } = useTranslation();
+  const { callsign } = useAuth();
   return (
-    <div className="mx-auto flex w-full max-w-2xl flex-col gap-5 px-4 py-6">
-      <h1 className="text-2xl font-bold">{t('admin.title')}</h1>
-      <p className="text-stone-700">{t('placeholder.coming_soon')}</p>
-      <TakCard />
-    </div>
+    <Routes>
+      <Route index element={<AdminHome callsign={callsign ?? ''} />} />
+      <Route path="manageusers" element={<ManageUsersPage />} />
+      <Route path="user-management" element={<UserManagementPage />} />
+      <Route path="user-management/code-list" element={<CodeListPage />} />
+      <Route path="user-management/code-list/:inviteCode" element={<InviteQrPage />} />
+      <Route path="user-management/approval" element={<ApprovalPage />} />
+      <Route path="*" element={<NotFoundPage />} />
+    </Routes>
   );
 }
 

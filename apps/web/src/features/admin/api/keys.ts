@@ -1,0 +1,14 @@
+/**
+ * The admin area's query keys: one family per list, all under `admin`, so that a change
+ * invalidates exactly the family it touched (and `adminKeys.all` everything).
+ */
+export const adminKeys = {
+  all: ['admin'] as const,
+  people: () => [...adminKeys.all, 'people'] as const,
+  peopleList: () => [...adminKeys.people(), 'list'] as const,
+  invites: () => [...adminKeys.all, 'invites'] as const,
+  inviteList: () => [...adminKeys.invites(), 'list'] as const,
+  approvals: () => [...adminKeys.all, 'approvals'] as const,
+  approvalList: () => [...adminKeys.approvals(), 'list'] as const,
+  idmConsole: () => [...adminKeys.all, 'idm-console'] as const,
+};

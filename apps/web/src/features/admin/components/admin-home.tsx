@@ -1,0 +1,32 @@
+import { useTranslation } from 'react-i18next';
+import { LinkButton } from '../../../components/button';
+import { TakCard } from '../../../components/tak-card';
+import { adminPaths } from '../paths';
+
+/** /app/admin: the welcome, the way to the user management, and the TAK card (spec §2). */
+export function AdminHome({ callsign }: { callsign: string }) {
+  const { t } = useTranslation();
+  return (
+    <div className="mx-auto flex w-full max-w-2xl flex-col gap-5 px-4 py-6">
+      <div>
+        <h1 className="text-2xl font-bold">{t('admin.title')}</h1>
+        <p className="mt-1 text-lg break-words text-stone-800">
+          {t('admin.home.welcome', { callsign })}
+        </p>
+      </div>
+      <section
+        aria-labelledby="admin-users-title"
+        className="rounded-lg border border-stone-200 bg-white p-5 shadow-sm"
+      >
+        <h2 id="admin-users-title" className="text-xl font-bold">
+          {t('admin.home.users_title')}
+        </h2>
+        <p className="mt-2 text-stone-700">{t('admin.home.users_text')}</p>
+        <LinkButton to={adminPaths.manageUsers} className="mt-4 w-full sm:w-auto">
+          {t('admin.home.manage_users')}
+        </LinkButton>
+      </section>
+      <TakCard />
+    </div>
+  );
+}

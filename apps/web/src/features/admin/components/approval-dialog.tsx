@@ -1,0 +1,176 @@
+import { useId, useReducer, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Button } from '../../../components/button';
+import { Dialog } from '../../../components/dialog';
+import { errorMessage } from '../../../lib/api-client';
+import { useApproveUser, useRejectUser } from '../api/approvals';
+import { approvalReducer, INITIAL_APPROVAL } from './approval-machine';
+
+/**
+ * The enrolment approval dialog (spec §2, §4): the admin types or pastes the approval code the
+ * enrollee shows and approves, or rejects after a confirmation. OK closes and resets.
+ */
+export function ApprovalDialog({
+  callsign,
+  initialCode = '',
+  onClose,
+}: {
+  callsign: string;
+  initialCode?: string;
+  onClose: () => void;
+}) {
+  const { t } = useTranslation();
+  const codeId = useId();
+  const [state, dispatch] = useReducer(approvalReducer, INITIAL_APPROVAL);
+  const [code, setCode] = useState(initialCode);
+  const approve = useApproveUser();
+  const reject = useRejectUser();
+  const busy = state.step === 'approving' || state.step === 'rejecting';
+
+  const finish = () => {
+    dispatch({ type: 'reset' });
+    onClose();
+  };
+  const onOpenChange = (open: boolean) => {
+    if (!open && !busy) finish();
+  };
+  const failed = (error: unknown) => {
+    dispatch({ type: 'failed', message: errorMessage(error) });
+  };
+
+  switch (state.step) {
+    case 'approved':
+    case 'rejected':
+      return (
+        <Dialog
+          open
+          onOpenChange={onOpenChange}
+          title={t('admin.approval.dialog_title', { callsign })}
+          footer={<Button onClick={finish}>{t('dialogs.ok')}</Button>}
+        >
+          <p role="status" className="rounded-md bg-emerald-50 p-3 text-emerald-900">
+            {state.step === 'approved'
+              ? t('admin.approval.approved')
+              : t('admin.approval.rejected')}
+          </p>
+        </Dialog>
+      );
+    case 'confirm-reject':
+    case 'rejecting':
+      return (
+        <Dialog
+          open
+          onOpenChange={onOpenChange}
+          title={t('admin.approval.reject_title', { callsign })}
+          description={t('admin.approval.reject_text', { callsign })}
+          footer={
+            <>
+              <Button
+                variant="secondary"
+                disabled={busy}
+                onClick={() => {
+                  dispatch({ type: 'cancel-reject' });
+                }}
+              >
+                {t('admin.approval.go_back')}
+              </Button>
+              <Button
+                variant="danger"
+                disabled={busy}
+                onClick={() => {
+                  dispatch({ type: 'reject' });
+                  reject.mutate(callsign, {
+                    onSuccess: () => {
+                      dispatch({ type: 'succeeded' });
+                    },
+                    onError: failed,
+                  });
+                }}
+              >
+                {busy ? t('admin.approval.rejecting') : t('admin.approval.reject')}
+              </Button>
+            </>
+          }
+        />
+      );
+    case 'initial':
+    case 'approving':
+      return (
+        <Dialog
+          open
+          onOpenChange={onOpenChange}
+          title={t('admin.approval.dialog_title', { callsign })}
+          description={t('admin.approval.dialog_text')}
+          footer={
+            <>
+              <Button variant="secondary" disabled={busy} onClick={finish}>
+                {t('dialogs.cancel')}
+              </Button>
+              <Button
+                variant="danger"
+                disabled={busy}
+                onClick={() => {
+                  dispatch({ type: 'ask-reject' });
+                }}
+              >
+                {t('admin.approval.reject')}
+              </Button>
+              <Button
+                disabled={busy || callsign === ''}
+                onClick={() => {
+                  dispatch({ type: 'approve' });
+                  approve.mutate(
+                    { callsign, code: code.trim() },
+                    {
+                      onSuccess: () => {
+                        dispatch({ type: 'succeeded' });
+                      },
+                      onError: failed,
+                    },
+                  );
+                }}
+              >
+                {busy ? t('admin.approval.approving') : t('admin.approval.approve')}
+              </Button>
+            </>
+          }
+        >
+          <form
+            className="flex flex-col gap-3"
+            onSubmit={(event) => {
+              event.preventDefault();
+            }}
+          >
+            <p>
+              <span className="font-semibold">{t('admin.approval.callsign')}:</span>{' '}
+              <span className="break-all">{callsign}</span>
+            </p>
+            <div className="flex flex-col gap-1">
+              <label htmlFor={codeId} className="font-semibold">
+                {t('admin.approval.code_label')}
+              </label>
+              <input
+                id={codeId}
+                value={code}
+                disabled={busy}
+                autoComplete="off"
+                autoCapitalize="characters"
+                spellCheck={false}
+                onChange={(event) => {
+                  setCode(event.target.value);
+                }}
+                className="min-h-11 rounded-md border border-stone-400 px-3 py-2 font-mono text-lg tracking-widest focus-visible:outline-3 focus-visible:outline-amber-500"
+              />
+            </div>
+          </form>
+          {state.step === 'initial' && state.error !== null && (
+            <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
+              {state.error.kind === 'approve'
+                ? t('admin.approval.approve_error', { message: state.error.message })
+                : t('admin.approval.reject_error', { message: state.error.message })}
+            </p>
+          )}
+        </Dialog>
+      );
+  }
+}

@@ -1,0 +1,146 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useNavigate } from 'react-router';
+import { Button } from '../../../components/button';
+import { ConfirmDialog } from '../../../components/confirm-dialog';
+import { errorMessage } from '../../../lib/api-client';
+import {
+  inviteCodesQueryOptions,
+  useChangeInviteCode,
+  useCreateInviteCode,
+  type InviteCode,
+} from '../api/invites';
+import { adminPaths } from '../paths';
+import { AdminPage } from './admin-page';
+import { InviteCodeMenu, type CodeAction } from './invite-code-menu';
+import { Outcome, QueryState } from './query-state';
+
+function StateBadge({ active }: { active: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <span
+      className={`rounded-full px-2 py-0.5 text-sm font-medium ${active ? 'bg-emerald-100 text-emerald-900' : 'bg-stone-200 text-stone-800'}`}
+    >
+      {active ? t('admin.codes.active') : t('admin.codes.deactivated')}
+    </span>
+  );
+}
+
+/**
+ * /app/admin/user-management/code-list: create a code (then its QR page), the codes with their
+ * state, and each code's menu; every menu choice asks first.
+ */
+export function CodeListPage() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const codes = useQuery(inviteCodesQueryOptions());
+  const create = useCreateInviteCode();
+  const change = useChangeInviteCode();
+  const [asked, setAsked] = useState<{ action: CodeAction; code: string } | null>(null);
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null);
+
+  const confirm = () => {
+    if (asked === null) return;
+    const { action, code } = asked;
+    if (action === 'show') {
+      void navigate(adminPaths.code(code));
+      return;
+    }
+    change.mutate(
+      { change: action, code },
+      {
+        onSuccess: () => {
+          setOutcome({ ok: true, text: t(`admin.codes.done.${action}`, { code }) });
+        },
+        onError: (error) => {
+          setOutcome({ ok: false, text: t('admin.list_error', { message: errorMessage(error) }) });
+        },
+        onSettled: () => {
+          setAsked(null);
+        },
+      },
+    );
+  };
+
+  const pick = (invite: InviteCode, action: CodeAction) => {
+    setOutcome(null);
+    setAsked({ action, code: invite.code });
+  };
+
+  return (
+    <AdminPage title={t('admin.codes.title')} back={adminPaths.manageUsers}>
+      <p className="text-stone-700">{t('admin.codes.intro')}</p>
+      <Button
+        className="w-full sm:w-auto sm:self-start"
+        disabled={create.isPending}
+        onClick={() => {
+          setOutcome(null);
+          create.mutate(undefined, {
+            onSuccess: (code) => {
+              void navigate(adminPaths.code(code));
+            },
+          });
+        }}
+      >
+        {create.isPending ? t('admin.codes.creating') : t('admin.codes.create')}
+      </Button>
+      {create.isError && (
+        <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
+          {t('admin.list_error', { message: errorMessage(create.error) })}
+        </p>
+      )}
+      <div role="search">
+        <label htmlFor="code-search" className="sr-only">
+          {t('admin.codes.search')}
+        </label>
+        <input
+          id="code-search"
+          type="search"
+          placeholder={t('admin.codes.search')}
+          autoComplete="off"
+          className="min-h-11 w-full rounded-md border border-stone-400 bg-white px-3 py-2 focus-visible:outline-3 focus-visible:outline-amber-500"
+        />
+      </div>
+      <Outcome outcome={outcome} />
+      <QueryState isPending={codes.isPending} error={codes.error} />
+      {codes.data?.length === 0 && <p className="text-stone-700">{t('admin.codes.none')}</p>}
+      {codes.data !== undefined && codes.data.length > 0 && (
+        <ul className="divide-y divide-stone-200 rounded-lg border border-stone-200 bg-white shadow-sm">
+          {codes.data.map((invite) => (
+            <li key={invite.code} className="flex items-center gap-2 px-3 py-2">
+              <Link
+                to={adminPaths.code(invite.code)}
+                className="flex min-h-11 min-w-0 flex-1 flex-wrap items-center gap-x-3 gap-y-1 rounded hover:underline focus-visible:outline-3 focus-visible:outline-amber-500"
+              >
+                <span className="font-mono text-lg tracking-widest">{invite.code}</span>
+                <StateBadge active={invite.active} />
+              </Link>
+              <InviteCodeMenu
+                invite={invite}
+                onPick={(action) => {
+                  pick(invite, action);
+                }}
+              />
+            </li>
+          ))}
+        </ul>
+      )}
+      {asked !== null && (
+        <ConfirmDialog
+          open
+          onOpenChange={(open) => {
+            if (!open && !change.isPending) setAsked(null);
+          }}
+          title={t(`admin.codes.confirm.${asked.action}.title`, { code: asked.code })}
+          message={t(`admin.codes.confirm.${asked.action}.text`, { code: asked.code })}
+          confirmLabel={t(`admin.codes.confirm.${asked.action}.button`)}
+          cancelLabel={t('dialogs.cancel')}
+          danger={asked.action === 'delete' || asked.action === 'deactivate'}
+          pending={change.isPending}
+          onConfirm={confirm}
+        />
+      )}
+    </AdminPage>
+  );
+}

@@ -1,0 +1,48 @@
+import { useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { idmConsoleQueryOptions } from '../api/idm-console';
+import { adminPaths } from '../paths';
+import { AdminPage } from './admin-page';
+import { ExternalLinkCard, LinkCard } from './link-card';
+import { QueryState } from './query-state';
+
+/** /app/admin/manageusers: the three user pages and the identity-management console. */
+export function ManageUsersPage() {
+  const { t } = useTranslation();
+  const idmConsole = useQuery(idmConsoleQueryOptions());
+  return (
+    <AdminPage title={t('admin.manageusers.title')} back={adminPaths.home}>
+      <nav aria-label={t('admin.manageusers.title')} className="flex flex-col gap-3">
+        <LinkCard
+          to={adminPaths.codeList}
+          title={t('admin.manageusers.add_users')}
+          text={t('admin.manageusers.add_users_text')}
+        />
+        <LinkCard
+          to={adminPaths.approval}
+          title={t('admin.manageusers.approve_users')}
+          text={t('admin.manageusers.approve_users_text')}
+        />
+        <LinkCard
+          to={adminPaths.userManagement}
+          title={t('admin.manageusers.manage_users')}
+          text={t('admin.manageusers.manage_users_text')}
+        />
+      </nav>
+      <section aria-labelledby="idm-console-title" className="flex flex-col gap-2">
+        <h2 id="idm-console-title" className="text-xl font-bold">
+          {t('admin.manageusers.idm_title')}
+        </h2>
+        <QueryState isPending={idmConsole.isPending} error={idmConsole.error} />
+        {idmConsole.data !== undefined && (
+          <ExternalLinkCard
+            href={idmConsole.data}
+            title={t('admin.manageusers.idm_open')}
+            text={t('admin.manageusers.idm_text')}
+            newTab={t('admin.new_tab')}
+          />
+        )}
+      </section>
+    </AdminPage>
+  );
+}

@@ -1,0 +1,136 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Button } from '../../../components/button';
+import { Dialog } from '../../../components/dialog';
+import { errorMessage } from '../../../lib/api-client';
+import { isConflict } from '../api/failure';
+import { useChangeRole, useRevokePerson, type Person } from '../api/people';
+
+type View = 'actions' | 'confirm-revoke';
+
+/**
+ * The dialog of one user (spec §2): Go back, Revoke (after a warning that it cannot be undone)
+ * and Promote or Demote. `onDone` gets the text to show once an action succeeded; the dialog
+ * stays open with the reason when it failed (a 409: yourself or the last admin).
+ */
+export function UserDialog({
+  person,
+  onClose,
+  onDone,
+}: {
+  person: Person;
+  onClose: () => void;
+  onDone: (text: string) => void;
+}) {
+  const { t } = useTranslation();
+  const [view, setView] = useState<View>('actions');
+  const changeRole = useChangeRole();
+  const revoke = useRevokePerson();
+  const pending = changeRole.isPending || revoke.isPending;
+  const { callsign } = person;
+  const change = person.isAdmin ? 'demote' : 'promote';
+
+  const failure = (() => {
+    const error = revoke.error ?? changeRole.error;
+    if (error === null) return null;
+    const failed = revoke.error !== null ? 'revoke_failed' : `${change}_failed`;
+    const message = isConflict(error)
+      ? `${t('admin.users.conflict')} (${errorMessage(error)})`
+      : errorMessage(error);
+    return `${t(`admin.users.${failed}`)} ${message}`;
+  })();
+
+  const alert = failure !== null && (
+    <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
+      {failure}
+    </p>
+  );
+
+  const close = (open: boolean) => {
+    if (!open && !pending) onClose();
+  };
+
+  if (view === 'confirm-revoke') {
+    return (
+      <Dialog
+        open
+        onOpenChange={close}
+        title={t('admin.users.revoke_title', { callsign })}
+        description={t('admin.users.revoke_warning', { callsign })}
+        footer={
+          <>
+            <Button
+              variant="secondary"
+              disabled={pending}
+              onClick={() => {
+                revoke.reset();
+                setView('actions');
+              }}
+            >
+              {t('admin.users.go_back')}
+            </Button>
+            <Button
+              variant="danger"
+              disabled={pending}
+              onClick={() => {
+                revoke.mutate(callsign, {
+                  onSuccess: () => {
+                    onDone(t('admin.users.revoked', { callsign }));
+                  },
+                });
+              }}
+            >
+              {revoke.isPending ? t('admin.users.revoking') : t('admin.users.revoke')}
+            </Button>
+          </>
+        }
+      >
+        {alert}
+      </Dialog>
+    );
+  }
+
+  return (
+    <Dialog
+      open
+      onOpenChange={close}
+      title={callsign}
+      description={person.isAdmin ? t('admin.users.is_admin') : t('admin.users.is_member')}
+      footer={
+        <>
+          <Button variant="secondary" disabled={pending} onClick={onClose}>
+            {t('admin.users.go_back')}
+          </Button>
+          <Button
+            variant="danger"
+            disabled={pending}
+            onClick={() => {
+              changeRole.reset();
+              setView('confirm-revoke');
+            }}
+          >
+            {t('admin.users.revoke')}
+          </Button>
+          <Button
+            disabled={pending}
+            onClick={() => {
+              changeRole.mutate(
+                { change, callsign },
+                {
+                  onSuccess: () => {
+                    onDone(t(`admin.users.${change}d`, { callsign }));
+                  },
+                },
+              );
+            }}
+          >
+            {changeRole.isPending ? t('admin.users.saving') : t(`admin.users.${change}`)}
+          </Button>
+        </>
+      }
+    >
+      <p className="text-sm text-stone-600">{t('admin.users.revoke_hint')}</p>
+      {alert}
+    </Dialog>
+  );
+}

@@ -1,0 +1,174 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it, vi } from 'vitest';
+import { API_PREFIX, apiPaths } from '@callsign/contract';
+import { renderWithProviders } from '../../../test/render';
+import { server } from '../../../test/server';
+import { listenWithMockApi } from '../mock-api.testing';
+import { UserManagementPage } from './user-management-page';
+
+listenWithMockApi();
+
+type Failure = { status: number; detail: string } | undefined;
+
+/** A people list that the role changes and revocations really change; records every call. */
+function fakePeople(
+  initial: { callsign: string; roles: string[] }[],
+  fail: { promote?: Failure; demote?: Failure; revoke?: Failure } = {},
+) {
+  let people = [...initial];
+  const api = { listCalls: 0, calls: [] as string[] };
+  const refuse = (failure: Failure) =>
+    failure === undefined
+      ? undefined
+      : HttpResponse.json({ detail: failure.detail }, { status: failure.status });
+  server.use(
+    http.get(apiPaths.peopleList, () => {
+      api.listCalls += 1;
+      return HttpResponse.json({ callsign_list: people });
+    }),
+    http.post(apiPaths.promote, async ({ request }) => {
+      const { callsign } = (await request.json()) as { callsign: string };
+      api.calls.push(`promote ${callsign}`);
+      const refused = refuse(fail.promote);
+      if (refused !== undefined) return refused;
+      people = people.map((p) => (p.callsign === callsign ? { callsign, roles: ['admin'] } : p));
+      return HttpResponse.json({ success: true, detail: 'Promoted' });
+    }),
+    http.post(apiPaths.demote, async ({ request }) => {
+      const { callsign } = (await request.json()) as { callsign: string };
+      api.calls.push(`demote ${callsign}`);
+      const refused = refuse(fail.demote);
+      if (refused !== undefined) return refused;
+      people = people.map((p) => (p.callsign === callsign ? { callsign, roles: [] } : p));
+      return HttpResponse.json({ success: true, detail: 'Demoted' });
+    }),
+    http.delete(`${API_PREFIX}/people/:callsign`, ({ params }) => {
+      const callsign = String(params.callsign);
+      api.calls.push(`revoke ${callsign}`);
+      const refused = refuse(fail.revoke);
+      if (refused !== undefined) return refused;
+      people = people.filter((p) => p.callsign !== callsign);
+      return HttpResponse.json({ success: true, invite_code: 'WALK2222' });
+    }),
+  );
+  return api;
+}
+
+const TEAM = [
+  { callsign: 'Boss1', roles: ['admin'] },
+  { callsign: 'Ranger1', roles: [] },
+  { callsign: 'Ranger2', roles: [] },
+];
+
+function group(name: RegExp) {
+  return screen.getByRole('button', { name });
+}
+
+describe('UserManagementPage', () => {
+  it('shows members open and admins closed; an admin group opens on demand', async () => {
+    fakePeople(TEAM);
+    const user = userEvent.setup();
+    renderWithProviders(<UserManagementPage />);
+    expect(await screen.findByRole('button', { name: 'Ranger1' })).toBeInTheDocument();
+    expect(group(/Members/)).toHaveAttribute('aria-expanded', 'true');
+    expect(group(/Admins/)).toHaveAttribute('aria-expanded', 'false');
+    expect(screen.queryByRole('button', { name: 'Boss1' })).not.toBeInTheDocument();
+    await user.click(group(/Admins/));
+    expect(screen.getByRole('button', { name: 'Boss1' })).toBeInTheDocument();
+  });
+
+  it('says there is nothing to list when there are no members', async () => {
+    fakePeople([{ callsign: 'Boss1', roles: ['admin'] }]);
+    renderWithProviders(<UserManagementPage />);
+    expect(await screen.findByText('Nothing to list.')).toBeInTheDocument();
+  });
+
+  it('promotes a member from their dialog; the list is refetched and shows them as admin', async () => {
+    const api = fakePeople(TEAM);
+    const user = userEvent.setup();
+    renderWithProviders(<UserManagementPage />);
+    await user.click(await screen.findByRole('button', { name: 'Ranger1' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Ranger1' });
+    expect(within(dialog).getByRole('button', { name: 'Go back' })).toBeInTheDocument();
+    expect(within(dialog).getByRole('button', { name: 'Revoke' })).toBeInTheDocument();
+    expect(within(dialog).queryByRole('button', { name: 'Demote to member' })).toBeNull();
+    const before = api.listCalls;
+    await user.click(within(dialog).getByRole('button', { name: 'Promote to admin' }));
+
+    expect(await screen.findByText('Ranger1 is now an admin.')).toBeInTheDocument();
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(api.calls).toEqual(['promote Ranger1']);
+    await vi.waitFor(() => {
+      expect(api.listCalls).toBeGreaterThan(before);
+    });
+    await vi.waitFor(() => {
+      expect(screen.queryByRole('button', { name: 'Ranger1' })).not.toBeInTheDocument();
+    });
+    expect(group(/Admins/)).toHaveTextContent('(2)');
+  });
+
+  it('shows the 409 for yourself or the last admin as a clear message and keeps the dialog', async () => {
+    const api = fakePeople(TEAM, {
+      demote: { status: 409, detail: 'You cannot demote yourself' },
+    });
+    const user = userEvent.setup();
+    renderWithProviders(<UserManagementPage />);
+    await user.click(await screen.findByRole('button', { name: /Admins/ }));
+    await user.click(screen.getByRole('button', { name: 'Boss1' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Boss1' });
+    await user.click(within(dialog).getByRole('button', { name: 'Demote to member' }));
+
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent(
+      'Demoting failed: You cannot revoke or demote yourself, and the last admin must stay an admin. (You cannot demote yourself)',
+    );
+    expect(api.calls).toEqual(['demote Boss1']);
+    expect(screen.getByRole('dialog', { name: 'Boss1' })).toBeInTheDocument();
+  });
+
+  it('revokes only after the warning that it cannot be undone; Go back there sends nothing', async () => {
+    const api = fakePeople(TEAM);
+    const user = userEvent.setup();
+    renderWithProviders(<UserManagementPage />);
+    await user.click(await screen.findByRole('button', { name: 'Ranger2' }));
+    await user.click(
+      within(await screen.findByRole('dialog')).getByRole('button', { name: 'Revoke' }),
+    );
+    const warning = await screen.findByRole('dialog', { name: 'Revoke Ranger2?' });
+    expect(warning).toHaveTextContent('This cannot be undone.');
+    expect(api.calls).toEqual([]);
+
+    await user.click(within(warning).getByRole('button', { name: 'Go back' }));
+    const back = await screen.findByRole('dialog', { name: 'Ranger2' });
+    expect(api.calls).toEqual([]);
+    await user.click(within(back).getByRole('button', { name: 'Revoke' }));
+    await user.click(
+      within(await screen.findByRole('dialog', { name: 'Revoke Ranger2?' })).getByRole('button', {
+        name: 'Revoke',
+      }),
+    );
+
+    expect(await screen.findByText('Ranger2 was revoked.')).toBeInTheDocument();
+    expect(api.calls).toEqual(['revoke Ranger2']);
+    await vi.waitFor(() => {
+      expect(screen.queryByRole('button', { name: 'Ranger2' })).not.toBeInTheDocument();
+    });
+  });
+
+  it('a refused revocation names the failure and the server reason', async () => {
+    fakePeople(TEAM, { revoke: { status: 409, detail: 'You cannot revoke yourself' } });
+    const user = userEvent.setup();
+    renderWithProviders(<UserManagementPage />);
+    await user.click(await screen.findByRole('button', { name: /Admins/ }));
+    await user.click(screen.getByRole('button', { name: 'Boss1' }));
+    await user.click(
+      within(await screen.findByRole('dialog')).getByRole('button', { name: 'Revoke' }),
+    );
+    const warning = await screen.findByRole('dialog', { name: 'Revoke Boss1?' });
+    await user.click(within(warning).getByRole('button', { name: 'Revoke' }));
+    expect(await within(warning).findByRole('alert')).toHaveTextContent(
+      /^Revoking failed: You cannot revoke or demote yourself.*\(You cannot revoke yourself\)$/,
+    );
+  });
+});

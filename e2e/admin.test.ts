@@ -1,0 +1,366 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, firstAdmin } from './support/api.js';
+import {
+  DESKTOP,
+  keepScreenshot,
+  launchBrowser,
+  PHONE,
+  seriousAccessibilityViolations,
+} from './support/browser.js';
+import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
+import { startService, type Service } from './support/service.js';
+
+// The admin area (spec §2 "Admin area", §4) in Chromium on the mTLS face, with the first admin's
+// real key imported into Chromium's own NSS store: invite codes, approvals from the enrollee's
+// link, rejections, and promote / demote / revoke of a member whose key is then refused.
+// Screenshots of every screen go to test-results/screenshots (admin-*), on a phone and a desktop.
+
+const run = promisify(execFile);
+const ADMIN = 'Chief1';
+
+let service: Service;
+let keyed: KeyedBrowser;
+let undoPolicy: () => Promise<void>;
+let workDir: string;
+let adminKey: { pfxFile: string; password: string };
+
+beforeAll(async () => {
+  service = await startService({ PORTAL_RATE_LIMIT_FAILURES: '1000' });
+  workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-admin-e2e-'));
+  adminKey = { pfxFile: path.join(workDir, `${ADMIN}.pfx`), password: ADMIN };
+  await writeFile(adminKey.pfxFile, (await firstAdmin(service, ADMIN)).pfx);
+  undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
+  keyed = await browserWithKey(service.rootCaFile, adminKey);
+});
+
+afterAll(async () => {
+  await keyed.close();
+  await undoPolicy();
+  await service.stop();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+/** A page of the admin's browser (their key in NSS); CSP bypassed only for the axe check. */
+async function adminPage(
+  device: BrowserContextOptions,
+  urlPath: string,
+): Promise<{ page: Page; context: BrowserContext }> {
+  const context = await keyed.browser.newContext({ ...device, bypassCSP: true });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+    origin: service.mtlsOrigin,
+  });
+  const page = await context.newPage();
+  await page.goto(`${service.mtlsOrigin}${urlPath}`, { waitUntil: 'networkidle' });
+  return { page, context };
+}
+
+/** No serious accessibility fault, and nothing wider than the screen. */
+async function checkPage(page: Page, width: number): Promise<void> {
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+    width,
+  );
+}
+
+async function adminCall(method: string, urlPath: string, json?: unknown) {
+  return call(service, method, urlPath, { key: adminKey, ...(json === undefined ? {} : { json }) });
+}
+
+async function pools(): Promise<{ invitecode: string; active: boolean }[]> {
+  const answer = await adminCall('GET', '/api/v1/enrollment/pools');
+  return (answer.json() as { pools: { invitecode: string; active: boolean }[] }).pools;
+}
+
+/** Someone enrolls with a fresh invite code through the public API; their token and code. */
+async function enrollee(callsign: string): Promise<{ jwt: string; approvecode: string }> {
+  const created = await adminCall('POST', '/api/v1/enrollment/invitecode/create');
+  const invite = (created.json() as { invite_code: string }).invite_code;
+  const enrolled = await call(service, 'POST', '/api/v1/enrollment/invitecode/enroll', {
+    json: { callsign, invite_code: invite },
+  });
+  expect(enrolled.status).toBe(200);
+  return enrolled.json() as { jwt: string; approvecode: string };
+}
+
+async function acceptance(jwt: string): Promise<unknown> {
+  return (
+    await call(service, 'GET', '/api/v1/enrollment/have-i-been-accepted', { bearer: jwt })
+  ).json();
+}
+
+describe('the admin area with a real admin key', () => {
+  it('home: the welcome with the callsign, the way to manageusers, and the TAK card', async () => {
+    for (const [device, name, width] of [
+      [DESKTOP, 'desktop', 1280],
+      [PHONE, 'phone', 360],
+    ] as const) {
+      const { page, context } = await adminPage(device, '/app/admin/');
+      const main = page.locator('main');
+      await expect.poll(() => main.innerText()).toContain(`Welcome, ${ADMIN}`);
+      expect(await main.getByRole('heading', { name: 'TAK' }).isVisible()).toBe(true);
+      await keepScreenshot(page, `admin-home-${name}`);
+      await checkPage(page, width);
+
+      await main.getByRole('link', { name: 'Manage users' }).click();
+      await page.waitForURL('**/app/admin/manageusers');
+      const card = page.getByRole('link', { name: /Open the identity-management console/ });
+      await card.waitFor();
+      // The default console: the host without mtls., port 9443, the realm's admin console.
+      expect(await card.getAttribute('href')).toBe(
+        'https://portal.localhost:9443/admin/portal/console/',
+      );
+      expect(await card.getAttribute('target')).toBe('_blank');
+      for (const label of ['Add users', 'Approve users', 'Manage users']) {
+        expect(await main.getByRole('link', { name: new RegExp(`^${label}`) }).count()).toBe(1);
+      }
+      await keepScreenshot(page, `admin-manageusers-${name}`);
+      await checkPage(page, width);
+      await context.close();
+    }
+  });
+
+  it('invite codes: create (then its QR page), deactivate, activate and delete, each confirmed', async () => {
+    const { page, context } = await adminPage(PHONE, '/app/admin/user-management/code-list');
+    const main = page.locator('main');
+    await page.getByRole('button', { name: 'Create new code' }).click();
+    await page.waitForURL(/\/code-list\/[A-Z0-9]{8}$/);
+    const code = page.url().split('/').pop() ?? '';
+    const link = `${service.origin}/login?code=${code}`;
+    await expect.poll(() => main.innerText()).toContain(link);
+    expect(
+      await page.getByRole('img', { name: new RegExp(`invite link for code ${code}`) }).count(),
+    ).toBe(1);
+    await page.getByRole('button', { name: 'Copy invite link' }).click();
+    await page.getByRole('button', { name: 'Link copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link);
+    await keepScreenshot(page, 'admin-code-qr-phone');
+    await checkPage(page, 360);
+    expect((await pools()).find((pool) => pool.invitecode === code)?.active).toBe(true);
+
+    await page.getByRole('link', { name: 'Back to the list' }).click();
+    await page.waitForURL('**/user-management/code-list');
+    const row = main.locator('li', { hasText: code });
+    await expect.poll(() => row.innerText()).toMatch(/\bactive\b/);
+    await keepScreenshot(page, 'admin-code-list-phone');
+    await checkPage(page, 360);
+
+    const choose = async (item: string, confirm: string) => {
+      await page.getByRole('button', { name: `Actions for code ${code}` }).click();
+      await page.getByRole('menuitem', { name: item }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.waitFor();
+      await keepScreenshot(page, `admin-code-confirm-${item.toLowerCase()}-phone`);
+      await dialog.getByRole('button', { name: confirm, exact: true }).click();
+      await dialog.waitFor({ state: 'detached' });
+    };
+
+    await choose('Deactivate', 'Deactivate');
+    await expect.poll(() => row.innerText()).toContain('deactivated');
+    expect((await pools()).find((pool) => pool.invitecode === code)?.active).toBe(false);
+    const refused = await call(service, 'GET', `/api/v1/enrollment/invitecode?invitecode=${code}`);
+    expect(refused.json()).toEqual({ invitecode_is_active: false });
+
+    await choose('Activate', 'Activate');
+    await expect.poll(() => row.innerText()).not.toContain('deactivated');
+    expect((await pools()).find((pool) => pool.invitecode === code)?.active).toBe(true);
+
+    await choose('Delete', 'Delete');
+    await expect.poll(() => row.count()).toBe(0);
+    expect((await pools()).map((pool) => pool.invitecode)).not.toContain(code);
+    await keepScreenshot(page, 'admin-code-list-after-delete-phone');
+    await context.close();
+  });
+
+  it('approval from the enrollee’s link: a wrong code fails, the right one approves', async () => {
+    // The enrollee, on the public face without a key, copies their approval link.
+    const created = await adminCall('POST', '/api/v1/enrollment/invitecode/create');
+    const invite = (created.json() as { invite_code: string }).invite_code;
+    const browser = await launchBrowser();
+    const enrolleeContext = await browser.newContext({ ...PHONE, ignoreHTTPSErrors: true });
+    await enrolleeContext.grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: service.origin,
+    });
+    const enrolleePage = await enrolleeContext.newPage();
+    await enrolleePage.goto(`${service.origin}/login?code=${invite}`);
+    await enrolleePage.waitForURL('**/login/callsign');
+    await enrolleePage.getByLabel('Callsign').fill('Ranger1');
+    await enrolleePage.getByRole('button', { name: 'Save callsign' }).click();
+    await enrolleePage.waitForURL('**/login/enrollment');
+    await enrolleePage.getByRole('button', { name: 'Copy approval link' }).click();
+    await enrolleePage.getByRole('button', { name: 'Link copied' }).waitFor();
+    const approvalLink = await enrolleePage.evaluate(() => navigator.clipboard.readText());
+    const jwt = (await enrolleePage.evaluate(() => localStorage.getItem('token'))) ?? '';
+    const rightCode = new URL(approvalLink).searchParams.get('approvalcode') ?? '';
+    expect(approvalLink).toBe(
+      `${service.mtlsOrigin}/app/admin/user-management/approval?callsign=Ranger1&approvalcode=${rightCode}`,
+    );
+    await enrolleeContext.close();
+    await browser.close();
+
+    // The admin opens the link with a code that is wrong (one character off).
+    const wrongCode = `${rightCode.slice(0, -1)}${rightCode.endsWith('A') ? 'B' : 'A'}`;
+    const wrongLink = approvalLink.replace(
+      `approvalcode=${rightCode}`,
+      `approvalcode=${wrongCode}`,
+    );
+    const context = await keyed.browser.newContext({ ...PHONE, bypassCSP: true });
+    const page = await context.newPage();
+    await page.goto(wrongLink, { waitUntil: 'networkidle' });
+    const dialog = page.getByRole('dialog', { name: 'Approval of Ranger1' });
+    await dialog.waitFor();
+    expect(await dialog.getByLabel('Approval code').inputValue()).toBe(wrongCode);
+    await keepScreenshot(page, 'admin-approval-dialog-phone');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await expect
+      .poll(() => dialog.getByRole('alert').innerText())
+      .toBe('Approval error: Wrong approval code');
+    await keepScreenshot(page, 'admin-approval-wrong-code-phone');
+    expect(await acceptance(jwt)).toMatchObject({ have_i_been_accepted: false, state: 'pending' });
+
+    await dialog.getByLabel('Approval code').fill(rightCode);
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await dialog.getByText('User approved.').waitFor();
+    await keepScreenshot(page, 'admin-approval-approved-phone');
+    await dialog.getByRole('button', { name: 'OK' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(new URL(page.url()).search).toBe('');
+    expect(await acceptance(jwt)).toMatchObject({ have_i_been_accepted: true, state: 'approved' });
+    await expect
+      .poll(() => page.locator('main').innerText())
+      .toContain('No users are waiting for approval.');
+    await checkPage(page, 360);
+    await keepScreenshot(page, 'admin-approval-empty-phone');
+    await context.close();
+  });
+
+  it('rejects a waiting user after the confirmation', async () => {
+    const { jwt } = await enrollee('Ranger2');
+    const { page, context } = await adminPage(DESKTOP, '/app/admin/user-management/approval');
+    await page.getByRole('button', { name: /Ranger2/ }).click();
+    await keepScreenshot(page, 'admin-approval-list-desktop');
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Reject' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Reject Ranger2?' });
+    await confirm.waitFor();
+    expect(await acceptance(jwt)).toMatchObject({ state: 'pending' });
+    await keepScreenshot(page, 'admin-approval-reject-confirm-desktop');
+    await confirm.getByRole('button', { name: 'Reject' }).click();
+    await page.getByText('The user was rejected.').waitFor();
+    await page.getByRole('button', { name: 'OK' }).click();
+    expect(await acceptance(jwt)).toMatchObject({ have_i_been_accepted: false, state: 'rejected' });
+    await expect
+      .poll(() => page.locator('main').innerText())
+      .toContain('No users are waiting for approval.');
+    await context.close();
+  });
+
+  it('promotes, demotes and revokes a member; the revoked member’s key is refused', async () => {
+    const { jwt, approvecode } = await enrollee('Ranger3');
+    expect(
+      (
+        await adminCall('POST', '/api/v1/enrollment/accept', {
+          callsign: 'Ranger3',
+          approvecode,
+        })
+      ).status,
+    ).toBe(200);
+    const pfx = await call(service, 'GET', '/api/v1/enduserpfx/Ranger3', { bearer: jwt });
+    expect(pfx.status).toBe(200);
+    const memberKey = { pfxFile: path.join(workDir, 'Ranger3.pfx'), password: 'Ranger3' };
+    await writeFile(memberKey.pfxFile, pfx.body);
+    const isAdmin = async () =>
+      (await call(service, 'GET', '/api/v1/check-auth/validuser/admin', { key: memberKey })).status;
+    expect(await isAdmin()).toBe(403);
+
+    const { page, context } = await adminPage(PHONE, '/app/admin/user-management');
+    const main = page.locator('main');
+    const admins = main.getByRole('button', { name: /^Admins/ });
+    await admins.waitFor();
+    expect(await admins.getAttribute('aria-expanded')).toBe('false');
+    expect(await main.getByRole('button', { name: /^Members/ }).getAttribute('aria-expanded')).toBe(
+      'true',
+    );
+    await keepScreenshot(page, 'admin-users-phone');
+    await checkPage(page, 360);
+
+    // Promote
+    await main.getByRole('button', { name: 'Ranger3' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Ranger3' });
+    await dialog.waitFor();
+    await keepScreenshot(page, 'admin-user-dialog-phone');
+    await dialog.getByRole('button', { name: 'Promote to admin' }).click();
+    await page.getByText('Ranger3 is now an admin.').waitFor();
+    expect(await isAdmin()).toBe(200);
+
+    // Demote, from the admins' group
+    await admins.click();
+    await main.getByRole('button', { name: 'Ranger3' }).click();
+    await dialog.getByRole('button', { name: 'Demote to member' }).click();
+    await page.getByText('Ranger3 is now a member.').waitFor();
+    expect(await isAdmin()).toBe(403);
+
+    // The admin cannot demote themselves: the server's 409, said plainly.
+    await main.getByRole('button', { name: ADMIN }).click();
+    const self = page.getByRole('dialog', { name: ADMIN });
+    await self.getByRole('button', { name: 'Demote to member' }).click();
+    await expect
+      .poll(() => self.getByRole('alert').innerText())
+      .toContain('You cannot revoke or demote yourself');
+    await keepScreenshot(page, 'admin-user-conflict-phone');
+    await self.getByRole('button', { name: 'Go back' }).click();
+    await self.waitFor({ state: 'detached' });
+
+    // Revoke, after the warning
+    const validUser = `https://mtls.portal.localhost:${service.port}/api/v1/check-auth/validuser`;
+    const curl = async () => {
+      const { stdout } = await run('curl', [
+        '--silent',
+        '--output',
+        '/dev/null',
+        '--write-out',
+        '%{http_code}',
+        '--cacert',
+        service.rootCaFile,
+        '--resolve',
+        `mtls.portal.localhost:${service.port}:127.0.0.1`,
+        '--cert-type',
+        'P12',
+        '--cert',
+        `${memberKey.pfxFile}:${memberKey.password}`,
+        validUser,
+      ]);
+      return stdout;
+    };
+    expect(await curl()).toBe('200');
+    await main.getByRole('button', { name: 'Ranger3' }).click();
+    await dialog.getByRole('button', { name: 'Revoke' }).click();
+    const warning = page.getByRole('dialog', { name: 'Revoke Ranger3?' });
+    await warning.waitFor();
+    expect(await warning.innerText()).toContain('This cannot be undone.');
+    await keepScreenshot(page, 'admin-user-revoke-warning-phone');
+    await warning.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('Ranger3 was revoked.').waitFor();
+    await expect.poll(() => main.getByRole('button', { name: 'Ranger3' }).count()).toBe(0);
+    await keepScreenshot(page, 'admin-users-after-revoke-phone');
+
+    expect(await curl()).toBe('403');
+    expect(
+      (await call(service, 'GET', '/api/v1/check-auth/validuser', { key: memberKey })).status,
+    ).toBe(403);
+    await context.close();
+  });
+
+  it('any other admin path shows the not-found page', async () => {
+    const { page, context } = await adminPage(PHONE, '/app/admin/no-such-page');
+    await expect.poll(() => page.locator('main h1').innerText()).toBe('Page not found');
+    await keepScreenshot(page, 'admin-not-found-phone');
+    await context.close();
+  });
+});
