@@ -123,11 +123,22 @@ describe('journeys in the browser', () => {
     expect(approvalCode).toMatch(/^[A-Z0-9]{8}$/);
     await expect.poll(() => page.locator('main').innerText()).toContain(approvalCode ?? '');
 
-    const accepted = await call(service, 'POST', '/api/v1/enrollment/accept', {
-      key: adminKey,
-      json: { callsign: 'Ranger3', approvecode: approvalCode },
+    // The member copies the approval link; the admin opens it on their own device, with their
+    // key, finds the dialog filled in, and approves.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: service.origin,
     });
-    expect(accepted.status).toBe(200);
+    await page.getByRole('button', { name: 'Copy approval link' }).click();
+    await page.getByRole('button', { name: 'Link copied' }).waitFor();
+    const approvalLink = await page.evaluate(() => navigator.clipboard.readText());
+    const admin = await openWithKey(adminKey.pfxFile, adminKey.password);
+    await admin.page.goto(approvalLink, { waitUntil: 'networkidle' });
+    const dialog = admin.page.getByRole('dialog', { name: 'Approval of Ranger3' });
+    expect(await dialog.getByLabel('Approval code').inputValue()).toBe(approvalCode);
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await dialog.getByText('User approved.').waitFor();
+    await keepScreenshot(admin.page, 'journey-member-approved-by-admin');
+    await admin.close();
     // The page polls every 5 seconds and moves on by itself once approved.
     await page.waitForURL('**/login/createmtls', { timeout: 20_000 });
     const pfx = await downloadKey(page, 'Ranger3');
