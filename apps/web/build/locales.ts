@@ -56,12 +56,40 @@ export function buildCommon(language: string, dir = LOCALES_DIR): Messages {
   return messages;
 }
 
-/** Hash of every language's merged `common`: the translation cache version. */
+/**
+ * Namespaces loaded only by the pages that use them (the guides' long texts): each
+ * `src/locales/{lng}/namespaces/{ns}.json` is served as `/locales/{lng}/{ns}.json` and is not
+ * merged into `common`.
+ */
+export const LAZY_NAMESPACES_FOLDER = 'namespaces';
+
+export function listLazyNamespaces(language: string, dir = LOCALES_DIR): string[] {
+  const folder = path.join(dir, language, LAZY_NAMESPACES_FOLDER);
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => name.slice(0, -'.json'.length))
+    .sort();
+}
+
+export function readLazyNamespace(
+  language: string,
+  namespace: string,
+  dir = LOCALES_DIR,
+): Messages {
+  return readJson(path.join(dir, language, LAZY_NAMESPACES_FOLDER, `${namespace}.json`));
+}
+
+/** Hash of every language's merged `common` and lazy namespaces: the translation cache version. */
 export function localesVersion(dir = LOCALES_DIR): string {
   const hash = createHash('sha256');
   for (const language of listLanguages(dir)) {
     hash.update(language);
     hash.update(JSON.stringify(buildCommon(language, dir)));
+    for (const namespace of listLazyNamespaces(language, dir)) {
+      hash.update(namespace);
+      hash.update(JSON.stringify(readLazyNamespace(language, namespace, dir)));
+    }
   }
   return hash.digest('hex').slice(0, 12);
 }

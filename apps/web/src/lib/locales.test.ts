@@ -8,7 +8,9 @@ import {
   deepMerge,
   leafKeys,
   listLanguages,
+  listLazyNamespaces,
   readDynamic,
+  readLazyNamespace,
 } from '../../build/locales';
 import { LANGUAGES } from './i18n';
 
@@ -30,6 +32,20 @@ describe('translations', () => {
       const keys = leafKeys(buildCommon(language));
       expect(missing(reference, keys), `missing in ${language}`).toEqual([]);
       expect(missing(keys, reference), `missing in ${first}`).toEqual([]);
+    }
+  });
+
+  it('lazy namespaces: each exists in every language with the same keys', () => {
+    const [first = 'en', ...others] = listLanguages();
+    const namespaces = listLazyNamespaces(first);
+    for (const language of others) {
+      expect(listLazyNamespaces(language)).toEqual(namespaces);
+      for (const namespace of namespaces) {
+        const reference = leafKeys(readLazyNamespace(first, namespace));
+        const keys = leafKeys(readLazyNamespace(language, namespace));
+        expect(missing(reference, keys), `${namespace}: missing in ${language}`).toEqual([]);
+        expect(missing(keys, reference), `${namespace}: missing in ${first}`).toEqual([]);
+      }
     }
   });
 

@@ -2,6 +2,7 @@ import * as Collapsible from '@radix-ui/react-collapsible';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { EnlargeableImage } from '../../components/enlarge-image-dialog';
+import { TAK_GUIDES_NS } from './structure';
 
 function strings(value: unknown): string[] {
   return Array.isArray(value)
@@ -10,7 +11,7 @@ function strings(value: unknown): string[] {
 }
 
 /**
- * One collapsible card of a guide page from `{base}`: title, then any of text (paragraphs),
+ * One collapsible card of a guide page from `{base}` of the guides' namespace: title, then any of text (paragraphs),
  * steps (a numbered list) and a note, an illustration, and extra content (a download button).
  */
 export function GuideCardView({
@@ -24,11 +25,12 @@ export function GuideCardView({
   defaultOpen: boolean;
   children?: ReactNode;
 }) {
-  const { t, i18n } = useTranslation();
+  const { t: tc } = useTranslation();
+  const { t, i18n } = useTranslation(TAK_GUIDES_NS);
   const [open, setOpen] = useState(defaultOpen);
   const text = strings(t(`${base}.text`, { returnObjects: true }));
   const steps = strings(t(`${base}.steps`, { returnObjects: true }));
-  const note = i18n.exists(`${base}.note`) ? t(`${base}.note`) : undefined;
+  const note = i18n.exists(`${base}.note`, { ns: TAK_GUIDES_NS }) ? t(`${base}.note`) : undefined;
   return (
     <Collapsible.Root
       open={open}
@@ -65,7 +67,7 @@ export function GuideCardView({
         {children}
         {note !== undefined && (
           <p className="rounded-md border-l-4 border-amber-500 bg-amber-50 p-3 text-stone-900">
-            <span className="font-semibold">{t('tak.nav.note')}: </span>
+            <span className="font-semibold">{tc('tak.nav.note')}: </span>
             {note}
           </p>
         )}

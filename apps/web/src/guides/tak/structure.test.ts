@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { buildCommon, type Messages } from '../../../build/locales';
-import { GUIDE_PLATFORMS, TAK_GUIDES, findStep, type GuideSection } from './structure';
+import { readLazyNamespace, type Messages } from '../../../build/locales';
+import {
+  GUIDE_PLATFORMS,
+  TAK_GUIDES,
+  TAK_GUIDES_NS,
+  findStep,
+  type GuideSection,
+} from './structure';
 
 function lookup(messages: Messages, key: string): unknown {
   let node: unknown = messages;
@@ -57,12 +63,12 @@ describe('TAK guide structure', () => {
   });
 
   it.each(['en', 'fi'])('every step and card has its text in %s', (language) => {
-    const messages = buildCommon(language);
+    const messages = readLazyNamespace(language, TAK_GUIDES_NS);
     const missing: string[] = [];
     for (const section of ['quickstart', 'usage'] as const) {
       for (const platform of GUIDE_PLATFORMS) {
         for (const step of TAK_GUIDES[section][platform]) {
-          const base = `tak.guides.${section}.${step.id}`;
+          const base = `${section}.${step.id}`;
           const keys = [`${base}.title`, `${base}.intro`];
           for (const card of step.cards) {
             const cardBase = `${base}.cards.${card.id}`;

@@ -14,9 +14,12 @@ import zipSvg from './illustrations/zip-download.svg';
 
 /**
  * The TAK guides of spec §2 and §9: which steps each guide has and which cards each step shows.
- * The text of a card is `tak.guides.{section}.{step}.cards.{card}` in the locale files (title,
- * and any of text, steps, note); only the shape lives here.
+ * The text of a card is `{section}.{step}.cards.{card}` in the lazily loaded namespace
+ * `tak-guides` (`src/locales/{lng}/namespaces/tak-guides.json`: title, image_alt, and any of
+ * text, steps, note); only the shape lives here.
  */
+export const TAK_GUIDES_NS = 'tak-guides';
+
 export type GuideSection = 'quickstart' | 'usage';
 export type GuidePlatform = 'android' | 'ios' | 'win';
 
