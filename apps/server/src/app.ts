@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, X509Certificate } from 'node:crypto';
 import Fastify, {
   LogController,
   type FastifyError,
@@ -25,7 +25,7 @@ import { Authenticator } from './modules/auth/identity.js';
 import { registerAuthRoutes } from './modules/auth/routes.js';
 import { registerCaRoutes } from './modules/certificates/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
-import { InMemoryFailureBudget } from './http/failure-budget.js';
+import { DatabaseFailureBudget } from './http/failure-budget.js';
 import { registerEnrollmentRoutes } from './modules/enrollment/routes.js';
 import { enrollmentTokenPolicy } from './modules/enrollment/token-policy.js';
 import { registerFirstuserRoutes } from './modules/firstuser/routes.js';
@@ -34,6 +34,7 @@ import { registerInvitesRoutes } from './modules/invites/routes.js';
 import { registerKeysRoutes } from './modules/keys/routes.js';
 import { registerPeopleRoutes } from './modules/people/routes.js';
 import type { RouteContext } from './modules/route-context.js';
+import { builtinFaces, proxyFaces, type RequestFaces } from './tls/request-faces.js';
 import { registerStaticSite } from './web/static-site.js';
 
 /**
@@ -51,6 +52,18 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
       return;
     }
     void parseJson(request, text, done);
+  });
+}
+
+/** How requests are told apart: by the TLS listener's SNI, or by the proxy's Host and headers. */
+function requestFaces(portal: Portal): RequestFaces {
+  const { config, certificates } = portal;
+  if (config.tlsMode === 'builtin') return builtinFaces(certificates.lookup);
+  return proxyFaces({
+    mtlsHost: config.mtlsHost,
+    trustedProxies: config.trustedProxies,
+    issuingCa: new X509Certificate(portal.ca.issuingCertificatePem),
+    lookup: certificates.lookup,
   });
 }
 
@@ -72,7 +85,9 @@ export async function buildApp(
     // One line per request, written by our own hook with redacted URLs (http/logger.ts).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: false,
+    // Behind the proxy, the client's address (rate limits, audit) is the one the proxy forwards
+    // in X-Forwarded-For, believed only from PORTAL_TRUSTED_PROXIES.
+    trustProxy: config.tlsMode === 'proxy' ? [...config.trustedProxies] : false,
     // Unique across restarts and instances, so log lines of one request can be found anywhere.
     genReqId: () => randomUUID(),
     return503OnClosing: true,
@@ -88,7 +103,7 @@ export async function buildApp(
   registerErrorHandler(app);
   acceptEmptyJsonBodies(app);
   await registerSecurityHeaders(app);
-  registerMtlsGate(app, portal.certificates.lookup, `${config.publicOrigin}/error?code=mtls_fail`);
+  registerMtlsGate(app, requestFaces(portal), `${config.publicOrigin}/error?code=mtls_fail`);
   registerRequestLogging(app);
   // The OpenAPI document is generated from the same zod schemas the routes validate with.
   await app.register(swagger, {
@@ -114,7 +129,8 @@ export async function buildApp(
   const context: RouteContext = {
     portal,
     auth,
-    failures: new InMemoryFailureBudget(config.rateLimitFailuresPerMinute),
+    // In the database, so that every instance on one PostgreSQL spends the same budget.
+    failures: new DatabaseFailureBudget(portal.database.db, config.rateLimitFailuresPerMinute),
     now,
   };
   registerHealthRoutes(app, portal.database.db, {

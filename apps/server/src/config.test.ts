@@ -81,9 +81,33 @@ describe('loadConfig', () => {
     ['PORTAL_TAK_TRUSTSTORE_PASSWORD', ''],
     ['PORTAL_TAK_TRUSTSTORE_PASSWORD', 'tab\there'],
     ['PORTAL_TAK_TRUSTSTORE_PEM', '/nonexistent/tak-ca.pem'],
+    ['PORTAL_TLS_MODE', 'nginx'],
   ])('stops with a message naming %s when it is %j', (variable, value) => {
     expect(() => loadConfig({ [variable]: value }, { cwd })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value }, { cwd })).toThrow(variable);
+  });
+
+  it('behind a proxy: plain HTTP on loopback, links on 443, and the proxy must be named', () => {
+    expect(loadConfig({}, { cwd }).tlsMode).toBe('builtin');
+    const config = loadConfig(
+      {
+        PORTAL_HOST: 'portal.example.org',
+        PORTAL_TLS_MODE: 'proxy',
+        PORTAL_PORT: '8080',
+        PORTAL_TRUSTED_PROXIES: '10.0.0.5',
+      },
+      { cwd },
+    );
+    expect(config).toMatchObject({
+      tlsMode: 'proxy',
+      port: 8080,
+      listenAddress: '127.0.0.1',
+      publicOrigin: 'https://portal.example.org',
+      mtlsOrigin: 'https://mtls.portal.example.org',
+    });
+    expect(() => loadConfig({ PORTAL_TLS_MODE: 'proxy' }, { cwd })).toThrow(
+      /PORTAL_TRUSTED_PROXIES: must name the proxy/,
+    );
   });
 
   it('wants both TLS files or neither', () => {

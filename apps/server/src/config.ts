@@ -109,6 +109,11 @@ const environmentSchema = z.object({
     .optional(),
   PORTAL_IDM_REALM: optionalText,
   PORTAL_TRUSTED_PROXIES: addressList,
+  PORTAL_TLS_MODE: z
+    .enum(['builtin', 'proxy'], {
+      error: 'must be builtin (the portal terminates TLS) or proxy (behind nginx, plain HTTP)',
+    })
+    .default('builtin'),
   PORTAL_TLS_CERT: optionalText,
   PORTAL_TLS_KEY: optionalText,
   PORTAL_CA_PASSPHRASE: optionalText,
@@ -134,12 +139,19 @@ const environmentSchema = z.object({
 
 export type KeyAlgorithm = 'rsa-2048' | 'ecdsa-p256';
 
+/**
+ * `builtin`: one TLS listener for both faces (SNI). `proxy`: plain HTTP behind a reverse proxy
+ * that terminates TLS and forwards the client certificate it verified (product.md §1).
+ */
+export type TlsMode = 'builtin' | 'proxy';
+
 export interface Config {
   /** Public DNS name of the deployment (`{host}`); the mTLS face is `mtls.{host}`. */
   host: string;
   mtlsHost: string;
-  /** Port the built-in TLS listener binds. */
+  /** Port the listener binds: built-in TLS, or plain HTTP behind the proxy. */
   port: number;
+  tlsMode: TlsMode;
   /** Port that appears in links people open (differs from `port` behind a port forward). */
   publicPort: number;
   listenAddress: string;
@@ -260,10 +272,18 @@ export function loadConfig(
       'Invalid configuration:\n  PORTAL_TLS_CERT, PORTAL_TLS_KEY: give both files or neither',
     );
   }
+  const tlsMode = settings.PORTAL_TLS_MODE;
+  if (tlsMode === 'proxy' && settings.PORTAL_TRUSTED_PROXIES.length === 0) {
+    throw new ConfigError(
+      'Invalid configuration:\n  PORTAL_TRUSTED_PROXIES: must name the proxy (address or CIDR range) when PORTAL_TLS_MODE=proxy',
+    );
+  }
   const cwd = options.cwd ?? process.cwd();
   const host = settings.PORTAL_HOST;
   const mtlsHost = `mtls.${host}`;
-  const publicPort = settings.PORTAL_PUBLIC_PORT ?? settings.PORTAL_PORT;
+  // Behind a proxy the port people use is the proxy's (443), not the plain-HTTP one bound here.
+  const publicPort =
+    settings.PORTAL_PUBLIC_PORT ?? (tlsMode === 'proxy' ? 443 : settings.PORTAL_PORT);
   const deployment = settings.PORTAL_DEPLOYMENT ?? host.split('.')[0] ?? host;
   const dataDir = path.resolve(cwd, settings.PORTAL_DATA_DIR);
   const realm = settings.PORTAL_IDM_REALM ?? deployment;
@@ -274,14 +294,18 @@ export function loadConfig(
   if (takTruststorePemFile !== undefined) checkTruststorePem(takTruststorePemFile);
   const brandingDir = checkBrandingSet(settings.PORTAL_BRANDING);
   // A laptop demo on *.localhost stays on loopback; a real host name is meant to be reached.
+  // Plain HTTP behind a proxy stays on loopback unless the operator names a private address.
   const listenAddress =
     settings.PORTAL_LISTEN_ADDRESS ??
-    (host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : '0.0.0.0');
+    (tlsMode === 'proxy' || host === 'localhost' || host.endsWith('.localhost')
+      ? '127.0.0.1'
+      : '0.0.0.0');
 
   return {
     host,
     mtlsHost,
     port: settings.PORTAL_PORT,
+    tlsMode,
     publicPort,
     listenAddress,
     publicOrigin: originOf(host, publicPort),

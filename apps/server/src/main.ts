@@ -31,7 +31,9 @@ function describeFaces(config: Config): string {
   return [
     `  Portal:      ${config.publicOrigin}/`,
     `  mTLS face:   ${config.mtlsOrigin}/`,
-    `  Listening:   ${config.listenAddress}:${config.port}`,
+    config.tlsMode === 'proxy'
+      ? `  Listening:   http://${config.listenAddress}:${config.port} (behind the proxy: ${config.trustedProxies.join(', ')})`
+      : `  Listening:   ${config.listenAddress}:${config.port}`,
     `  Data:        ${config.dataDir} (${config.databaseUrl === undefined ? 'SQLite' : 'PostgreSQL'})`,
     `  CA chain:    ${config.publicOrigin}/ca/ca.pem`,
   ].join('\n');

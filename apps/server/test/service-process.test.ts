@@ -1,43 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, run } from './support/processes.js';
+import { freePort, run, spawnNode, type ServiceProcess } from './support/processes.js';
 import { SERVER_DIST } from './support/repo.js';
 
 // The built service started as `npm start` starts it: its banner, its logs and its shutdown.
 const MAIN = path.join(SERVER_DIST, 'main.js');
 
-interface Service {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
 let workDir: string;
 let port: number;
 
-function startService(): Service {
-  const child = spawn('node', [MAIN], {
+function startService(): ServiceProcess {
+  return spawnNode(MAIN, {
     cwd: workDir,
     env: { ...process.env, PORTAL_PORT: String(port), PORTAL_DATA_DIR: 'data', DATABASE_URL: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => {
-    child.on('exit', (code) => {
-      resolve(code);
-    });
-  });
-  return { child, output: () => output, exited };
 }
 
 async function waitFor(
-  service: Service,
+  service: ServiceProcess,
   pattern: RegExp,
   timeoutMs = 60_000,
 ): Promise<RegExpMatchArray> {

@@ -9,6 +9,7 @@ import type { ScratchDatabase } from './test-engines.testing.js';
 const EXPECTED_TABLES = [
   'audit_events',
   'enrollments',
+  'failure_windows',
   'invite_codes',
   'issued_certificates',
   'login_codes',

@@ -2,6 +2,7 @@ import { Migrator, sql } from 'kysely';
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { DatabaseHandle } from './connection.js';
 import * as initialSchema from './migrations/0001-initial-schema.js';
+import * as failureWindows from './migrations/0002-failure-windows.js';
 import type { Database } from './schema.js';
 import { advisoryLockKey } from './transaction.js';
 
@@ -9,6 +10,7 @@ import { advisoryLockKey } from './transaction.js';
 // Names sort in the order they run.
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial-schema': initialSchema,
+  '0002-failure-windows': failureWindows,
 };
 
 export class MigrationError extends Error {

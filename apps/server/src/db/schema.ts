@@ -103,6 +103,14 @@ export interface AuditEventsTable {
   detail: Immutable<string | null>;
 }
 
+/** One client address's current minute of failed guesses (http/failure-budget.ts). */
+export interface FailureWindowsTable {
+  address: Immutable<string>;
+  /** When the window began; a window older than a minute is over and starts again. */
+  started_at: number;
+  failures: number;
+}
+
 export interface Database {
   members: MembersTable;
   member_roles: MemberRolesTable;
@@ -112,4 +120,5 @@ export interface Database {
   issued_certificates: IssuedCertificatesTable;
   used_tokens: UsedTokensTable;
   audit_events: AuditEventsTable;
+  failure_windows: FailureWindowsTable;
 }

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { apiPaths } from '@callsign/contract';
 import { ForbiddenError } from '../errors.js';
-import { mtlsSocketOf } from '../tls/faces.js';
-import { verifyClientCertificate, type CertificateLookup } from '../tls/client-certificate.js';
+import type { RequestFaces } from '../tls/request-faces.js';
 
 /** Answer on both faces without any identity (product.md §1). */
 function isOpenOnBothFaces(pathname: string): boolean {
@@ -16,19 +15,18 @@ function isOpenOnBothFaces(pathname: string): boolean {
  */
 export function registerMtlsGate(
   app: FastifyInstance,
-  lookup: CertificateLookup,
+  faces: RequestFaces,
   mtlsFailUrl: string,
 ): void {
   app.decorateRequest('face', 'public');
   app.decorateRequest('clientCertificate', null);
 
   app.addHook('onRequest', async (request, reply) => {
-    const socket = mtlsSocketOf(request.raw.socket);
-    request.face = socket === undefined ? 'public' : 'mtls';
-    if (socket === undefined) return;
+    request.face = faces.faceOf(request.raw);
+    if (request.face === 'public') return;
     const pathname = request.url.split('?')[0] ?? '/';
     if (isOpenOnBothFaces(pathname)) return;
-    const result = await verifyClientCertificate(socket, lookup);
+    const result = await faces.clientCertificate(request.raw);
     request.clientCertificate = result;
     if (result.status === 'verified') return;
     request.log.info(

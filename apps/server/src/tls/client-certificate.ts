@@ -20,7 +20,8 @@ export interface RecordedCertificate {
 /** Looks a serial up in the record of issued certificates (lower-case hex, no leading zeros). */
 export type CertificateLookup = (serial: string) => Promise<RecordedCertificate | undefined>;
 
-interface PeerSummary {
+/** What the per-request checks need from a certificate whose chain is already verified. */
+export interface PeerSummary {
   commonName: string | undefined;
   serial: string;
   notAfter: Date;
@@ -59,6 +60,19 @@ export async function verifyClientCertificate(
     const reason = socket.authorizationError;
     return { status: 'rejected', reason: typeof reason === 'string' ? reason : reason.message };
   }
+  return checkAgainstRecord(peer, lookup, now);
+}
+
+/**
+ * The checks of every request, after the chain: unexpired now, a single CN, issued and recorded
+ * by this portal under that CN, and not revoked. The built-in TLS face and the proxy header
+ * (forwarded-certificate.ts) both end here.
+ */
+export async function checkAgainstRecord(
+  peer: PeerSummary,
+  lookup: CertificateLookup,
+  now: Date,
+): Promise<ClientCertificateResult> {
   if (peer.notAfter.getTime() <= now.getTime()) return { status: 'rejected', reason: 'expired' };
   if (peer.commonName === undefined) return { status: 'rejected', reason: 'no common name' };
   const recorded = await lookup(peer.serial);

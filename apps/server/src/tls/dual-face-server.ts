@@ -1,5 +1,5 @@
 import https from 'node:https';
-import type { RequestListener } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import net from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { markMtlsSocket } from './faces.js';
@@ -24,12 +24,47 @@ export interface DualFaceServerOptions {
   helloTimeoutMs?: number;
 }
 
-export interface DualFaceServer {
+/** What the service listens with: this TLS listener, or plain HTTP behind a proxy. */
+export interface PortalListener {
   /** The listener: one port, both faces. */
   readonly listener: net.Server;
   listen(port: number, host: string): Promise<void>;
   /** Stops accepting, lets requests in flight finish, then closes what is left after `graceMs`. */
   close(graceMs?: number): Promise<void>;
+}
+
+export type DualFaceServer = PortalListener;
+
+/**
+ * Stops `listener` accepting, closes idle keep-alive connections of `servers` as their requests
+ * finish, and cuts whatever is still open after `graceMs`.
+ */
+export async function closeGracefully(
+  listener: net.Server,
+  servers: readonly Server[],
+  graceMs: number,
+): Promise<void> {
+  const closed = new Promise<void>((resolve) => {
+    listener.close(() => {
+      resolve();
+    });
+  });
+  const deadline = Date.now() + graceMs;
+  const drain = setInterval(() => {
+    for (const server of servers) {
+      if (Date.now() >= deadline) server.closeAllConnections();
+      else server.closeIdleConnections();
+    }
+  }, 50);
+  try {
+    await closed;
+  } finally {
+    clearInterval(drain);
+    for (const server of servers) {
+      server.closeAllConnections();
+      if (server !== listener) server.close();
+    }
+  }
 }
 
 const secureDefaults = { minVersion: 'TLSv1.2', ALPNProtocols: ['http/1.1'] } as const;
@@ -109,28 +144,8 @@ export function createDualFaceServer(options: DualFaceServerOptions): DualFaceSe
         });
       });
     },
-    async close(graceMs = 10_000) {
-      const closed = new Promise<void>((resolve) => {
-        listener.close(() => {
-          resolve();
-        });
-      });
-      const deadline = Date.now() + graceMs;
-      const drain = setInterval(() => {
-        for (const server of [publicServer, mtlsServer]) {
-          if (Date.now() >= deadline) server.closeAllConnections();
-          else server.closeIdleConnections();
-        }
-      }, 50);
-      try {
-        await closed;
-      } finally {
-        clearInterval(drain);
-        for (const server of [publicServer, mtlsServer]) {
-          server.closeAllConnections();
-          server.close();
-        }
-      }
+    close(graceMs = 10_000) {
+      return closeGracefully(listener, [publicServer, mtlsServer], graceMs);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { execFile, type ExecFileOptions } from 'node:child_process';
+import { execFile, spawn, type ChildProcess, type ExecFileOptions } from 'node:child_process';
 import net from 'node:net';
 
 export interface RunResult {
@@ -43,4 +43,72 @@ export async function freePort(): Promise<number> {
     });
   });
   return port;
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Everything it wrote so far, stdout and stderr together. */
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `node script` with its output collected (a built service or CLI). */
+export function spawnNode(
+  script: string,
+  options: { cwd: string; env: Record<string, string | undefined> },
+): ServiceProcess {
+  const child = spawn('node', [script], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => {
+    child.on('exit', (code) => {
+      resolve(code);
+    });
+  });
+  return { child, output: () => output, exited };
+}
+
+export interface CurlTarget {
+  port: number;
+  /** The two names, both resolved to 127.0.0.1 on `port`. */
+  host: string;
+  mtlsHost: string;
+  /** CA chain for --cacert. */
+  chainFile: string;
+}
+
+/** curl over real TLS to one face (names resolved to 127.0.0.1), with the status code read out. */
+export async function curlFace(
+  target: CurlTarget,
+  face: 'public' | 'mtls',
+  urlPath: string,
+  extra: string[] = [],
+): Promise<RunResult & { status: number; body: string }> {
+  const name = face === 'mtls' ? target.mtlsHost : target.host;
+  const result = await run('curl', [
+    '--silent',
+    '--show-error',
+    '--cacert',
+    target.chainFile,
+    '--resolve',
+    `${target.host}:${target.port}:127.0.0.1`,
+    '--resolve',
+    `${target.mtlsHost}:${target.port}:127.0.0.1`,
+    ...(extra.includes('--output') ? [] : ['--output', '-']),
+    '--write-out',
+    '\n%{http_code}',
+    ...extra,
+    `https://${name}:${target.port}${urlPath}`,
+  ]);
+  const cut = result.stdout.lastIndexOf('\n');
+  return {
+    ...result,
+    status: Number(result.stdout.slice(cut + 1)),
+    body: result.stdout.slice(0, cut),
+  };
 }

@@ -8,7 +8,7 @@ import { insertInviteCode } from '../../src/modules/invites/repository.js';
 import { insertMember } from '../../src/modules/people/repository.js';
 import { startPortal, type RunningPortal } from '../../src/server.js';
 import { callApi, type ApiRequestOptions, type ApiResponse } from './api-client.js';
-import { freePort, run, type RunResult } from './processes.js';
+import { curlFace, freePort, type RunResult } from './processes.js';
 
 export type Face = 'public' | 'mtls';
 
@@ -117,28 +117,8 @@ export async function startTestPortal(options: StartTestPortalOptions = {}): Pro
         apiOptions,
       );
     },
-    async curl(face, urlPath, extra = []) {
-      const result = await run('curl', [
-        '--silent',
-        '--show-error',
-        '--cacert',
-        chainFile,
-        '--resolve',
-        `${host}:${port}:127.0.0.1`,
-        '--resolve',
-        `${config.mtlsHost}:${port}:127.0.0.1`,
-        ...(extra.includes('--output') ? [] : ['--output', '-']),
-        '--write-out',
-        '\n%{http_code}',
-        ...extra,
-        `${origin(face)}${urlPath}`,
-      ]);
-      const cut = result.stdout.lastIndexOf('\n');
-      return {
-        ...result,
-        status: Number(result.stdout.slice(cut + 1)),
-        body: result.stdout.slice(0, cut),
-      };
+    curl(face, urlPath, extra = []) {
+      return curlFace({ port, host, mtlsHost: config.mtlsHost, chainFile }, face, urlPath, extra);
     },
     async addMember(callsign, memberOptions = {}) {
       await insertMember(running.portal.database.db, {

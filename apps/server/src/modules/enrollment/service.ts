@@ -4,14 +4,8 @@ import type { Kysely } from 'kysely';
 import { CODE_LENGTH } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
-import {
-  BadRequestError,
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  type HttpError,
-} from '../../errors.js';
-import type { FailureBudget } from '../../http/failure-budget.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
+import { countsAsFailure, spendingBudget, type FailureBudget } from '../../http/failure-budget.js';
 import { audit } from '../audit/audit.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import type { TokenService } from '../auth/token-service.js';
@@ -65,10 +59,10 @@ export class EnrollmentService {
   /** The invite check: true only for a code that admits people now. A false answer counts. */
   async isInviteCodeActive(request: FastifyRequest, code: string): Promise<boolean> {
     const { db, failures, now } = this.options;
-    failures.assertAllowed(request.ip);
+    await failures.assertAllowed(request.ip);
     const invite = await findInviteCode(db, code);
     const active = invite !== undefined && inviteCodeState(invite, now().getTime()) === 'usable';
-    if (!active) failures.recordFailure(request.ip);
+    if (!active) await failures.recordFailure(request.ip);
     return active;
   }
 
@@ -78,30 +72,31 @@ export class EnrollmentService {
     input: { callsign: string; inviteCode: string },
   ): Promise<Enrolled> {
     const { db, tokens, failures, now, enrollmentGraceMs } = this.options;
-    failures.assertAllowed(request.ip);
     const at = now().getTime();
     const { callsign, inviteCode } = input;
     const approvalCode = generateCode(CODE_LENGTH.approval);
-    return db.transaction().execute(async (trx) => {
-      await this.useInviteCode(trx, request, inviteCode, at);
-      const member = { callsign, status: 'pending', inviteCode, roles: [], at } as const;
-      if (!(await insertMember(trx, member))) {
-        throw this.counted(request, new BadRequestError('Callsign taken'));
-      }
-      await insertEnrollment(trx, { callsign, inviteCode, approvalCode, createdAt: at });
-      await audit(
-        trx,
-        request,
-        { actor: callsign, action: 'enrollment.create', target: callsign, outcome: 'success' },
-        at,
-      );
-      const { jwt } = await tokens.issue({
-        scope: 'enrollment',
-        subject: callsign,
-        ttlMs: DECISION_WINDOW_MS + enrollmentGraceMs,
+    const enrollment = () =>
+      db.transaction().execute(async (trx) => {
+        await this.useInviteCode(trx, inviteCode, at);
+        const member = { callsign, status: 'pending', inviteCode, roles: [], at } as const;
+        if (!(await insertMember(trx, member))) {
+          throw countsAsFailure(new BadRequestError('Callsign taken'));
+        }
+        await insertEnrollment(trx, { callsign, inviteCode, approvalCode, createdAt: at });
+        await audit(
+          trx,
+          request,
+          { actor: callsign, action: 'enrollment.create', target: callsign, outcome: 'success' },
+          at,
+        );
+        const { jwt } = await tokens.issue({
+          scope: 'enrollment',
+          subject: callsign,
+          ttlMs: DECISION_WINDOW_MS + enrollmentGraceMs,
+        });
+        return { callsign, approvalCode, jwt };
       });
-      return { callsign, approvalCode, jwt };
-    });
+    return spendingBudget(failures, request.ip, enrollment);
   }
 
   /** The caller's own enrollment; 404 when they have none. */
@@ -123,12 +118,13 @@ export class EnrollmentService {
     admin: string,
     input: { callsign: string; approvalCode: string },
   ): Promise<Enrollment> {
-    this.options.failures.assertAllowed(request.ip);
-    return this.decide(request, admin, input.callsign, { state: 1 }, (enrollment) => {
-      if (!sameCode(input.approvalCode, enrollment.approvalCode)) {
-        throw this.counted(request, new ForbiddenError('Wrong approval code'));
-      }
-    });
+    return spendingBudget(this.options.failures, request.ip, () =>
+      this.decide(request, admin, input.callsign, { state: 1 }, (enrollment) => {
+        if (!sameCode(input.approvalCode, enrollment.approvalCode)) {
+          throw countsAsFailure(new ForbiddenError('Wrong approval code'));
+        }
+      }),
+    );
   }
 
   /** pending -> rejected. */
@@ -189,33 +185,22 @@ export class EnrollmentService {
   }
 
   /** Counts one enrollment against the invite code: 404 unknown or deleted, 400 not usable. */
-  private async useInviteCode(
-    trx: Executor,
-    request: FastifyRequest,
-    code: string,
-    at: number,
-  ): Promise<void> {
+  private async useInviteCode(trx: Executor, code: string, at: number): Promise<void> {
     if (await recordInviteUse(trx, code, at)) return;
     const invite = await findInviteCode(trx, code);
     const state = invite === undefined ? 'deleted' : inviteCodeState(invite, at);
     switch (state) {
       case 'deleted':
-        throw this.counted(request, new NotFoundError('Unknown invite code'));
+        throw countsAsFailure(new NotFoundError('Unknown invite code'));
       case 'deactivated':
       case 'expired':
-        throw this.counted(request, new BadRequestError(`Invite code ${state}`));
+        throw countsAsFailure(new BadRequestError(`Invite code ${state}`));
       case 'used-up':
-        throw this.counted(request, new BadRequestError('Invite code used up'));
+        throw countsAsFailure(new BadRequestError('Invite code used up'));
       case 'usable':
         // Changed under us between the two statements; refuse rather than guess.
-        throw this.counted(request, new BadRequestError('Invite code not usable'));
+        throw countsAsFailure(new BadRequestError('Invite code not usable'));
     }
-  }
-
-  /** A refusal that spends the caller's failure budget. */
-  private counted(request: FastifyRequest, error: HttpError): HttpError {
-    this.options.failures.recordFailure(request.ip);
-    return error;
   }
 }
 

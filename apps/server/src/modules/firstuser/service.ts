@@ -40,16 +40,16 @@ export class FirstuserService {
   /** check-code: true only for an unused, unexpired admin code. A false answer counts. */
   async checkAdminCode(request: FastifyRequest, code: string): Promise<boolean> {
     const { db, failures, now } = this.options;
-    failures.assertAllowed(request.ip);
+    await failures.assertAllowed(request.ip);
     const usable = await isLoginCodeUsable(db, hashCode(code), now().getTime(), 'admin');
-    if (!usable) failures.recordFailure(request.ip);
+    if (!usable) await failures.recordFailure(request.ip);
     return usable;
   }
 
   /** exchange: consumes an admin or exchange code and returns the session it opens. */
   async exchange(request: FastifyRequest, code: string): Promise<string> {
     const { db, tokens, failures, now } = this.options;
-    failures.assertAllowed(request.ip);
+    await failures.assertAllowed(request.ip);
     const at = now().getTime();
     const jwt = await db.transaction().execute(async (trx) => {
       const consumed = await consumeLoginCode(trx, hashCode(code), at);
@@ -65,7 +65,7 @@ export class FirstuserService {
       return issued.jwt;
     });
     if (jwt === undefined) {
-      failures.recordFailure(request.ip);
+      await failures.recordFailure(request.ip);
       await audit(
         db,
         request,

@@ -1,0 +1,372 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { CertificateAuthority } from '../../src/ca/authority.js';
+import { TokenService } from '../../src/modules/auth/token-service.js';
+import { testEngines, type ScratchDatabase } from '../../src/db/test-engines.testing.js';
+import { curlFace, freePort, run, spawnNode, type RunResult } from '../support/processes.js';
+import { REPO_ROOT, SERVER_DIST } from '../support/repo.js';
+
+/**
+ * The production shape with real parts (README "Running in production"): nginx from Debian in
+ * front of two built portal instances (PORTAL_TLS_MODE=proxy) on one PostgreSQL database, all
+ * on loopback. nginx connects to the instances from 127.0.0.2, the only trusted proxy address,
+ * so a test speaking straight to an instance from 127.0.0.1 is "any other address".
+ */
+
+export const HOST = 'portal.localhost';
+export const MTLS_HOST = `mtls.${HOST}`;
+export const PROXY_ADDRESS = '127.0.0.2';
+export const NGINX_CONF = path.join(REPO_ROOT, 'deploy', 'nginx', 'portal.conf');
+const MAIN = path.join(SERVER_DIST, 'main.js');
+const CLI = path.join(SERVER_DIST, 'cli.js');
+
+/**
+ * The PostgreSQL engine of the test command, or undefined without one (the suite is skipped);
+ * with PORTAL_REQUIRE_POSTGRES=1 and none, testEngines() throws and the suite fails.
+ */
+export function postgresEngine() {
+  return testEngines().find((engine) => engine.name === 'postgres');
+}
+
+export interface PortalInstance {
+  name: string;
+  port: number;
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+  /** SIGTERM, and wait for the exit. */
+  stop(): Promise<void>;
+}
+
+export interface Deployment {
+  workDir: string;
+  dataDir: string;
+  database: ScratchDatabase;
+  env: Record<string, string>;
+  instances: PortalInstance[];
+  nginx: Nginx;
+  /** File with the portal's CA chain (curl's --cacert). */
+  chainFile: string;
+  /** The portal's CLI on the deployment's database and data directory. */
+  cli(args: string[]): Promise<RunResult>;
+  /** curl through nginx to a face, with the names resolved to 127.0.0.1. */
+  curl(
+    face: 'public' | 'mtls',
+    urlPath: string,
+    extra?: string[],
+  ): Promise<RunResult & { status: number; body: string }>;
+  destroy(): Promise<void>;
+}
+
+/** The built service, waited for until it listens. */
+export async function startInstance(
+  name: string,
+  env: Record<string, string>,
+): Promise<PortalInstance> {
+  if (!existsSync(MAIN)) throw new Error(`build the server first (npm run build): no ${MAIN}`);
+  const port = await freePort();
+  const service = spawnNode(MAIN, {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env, PORTAL_PORT: String(port) },
+  });
+  const { child, exited } = service;
+  const output = () => service.output();
+  const deadline = Date.now() + 60_000;
+  while (!output().includes('Listening:')) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`portal ${name} did not start:\n${output()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    name,
+    port,
+    child,
+    output,
+    exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export interface Nginx {
+  port: number;
+  dir: string;
+  config: string;
+  stop(): Promise<void>;
+}
+
+export interface NginxFiles {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+}
+
+/**
+ * deploy/nginx/portal.conf as shipped, with only the site-specific parts replaced (names, ports,
+ * files), inside a main configuration that keeps everything in `dir`.
+ */
+export async function nginxConfig(
+  dir: string,
+  options: NginxFiles & { port: number; httpPort: number; upstreams: number[] },
+): Promise<string> {
+  const shipped = await readFile(NGINX_CONF, 'utf8');
+  const upstreams = options.upstreams
+    .map((port) => `    server 127.0.0.1:${port} max_fails=1 fail_timeout=5s;`)
+    .join('\n');
+  const site = shipped
+    .replace(/^ {4}server 127\.0\.0\.1:8080.*\n {4}server 127\.0\.0\.1:8081.*$/m, upstreams)
+    .replace(/^\s*listen \[::\]:\d+.*\n/gm, '')
+    .replaceAll('listen 443 ssl;', `listen 127.0.0.1:${options.port} ssl;`)
+    .replaceAll('listen 80;', `listen 127.0.0.1:${options.httpPort};`)
+    .replaceAll('https://portal.example.org/', `https://${HOST}:${options.port}/`)
+    .replaceAll('portal.example.org', HOST)
+    .replaceAll('/etc/callsign-portal/tls/fullchain.pem', options.certFile)
+    .replaceAll('/etc/callsign-portal/tls/privkey.pem', options.keyFile)
+    .replaceAll('/etc/callsign-portal/portal-ca.pem', options.caFile);
+  await writeFile(path.join(dir, 'portal.conf'), site);
+  for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) {
+    await mkdir(path.join(dir, temp), { recursive: true });
+  }
+  const main = [
+    // As root the workers would drop to nobody, who cannot use the private temp directory.
+    process.getuid?.() === 0 ? 'user root;' : '',
+    'worker_processes 1;',
+    'daemon off;',
+    'master_process on;',
+    `pid ${dir}/nginx.pid;`,
+    `error_log ${dir}/error.log warn;`,
+    'events { worker_connections 256; }',
+    'http {',
+    '  access_log off;',
+    // Connect to the instances from the one address they trust as the proxy.
+    `  proxy_bind ${PROXY_ADDRESS};`,
+    `  client_body_temp_path ${dir}/body;`,
+    `  proxy_temp_path ${dir}/proxy;`,
+    `  fastcgi_temp_path ${dir}/fastcgi;`,
+    `  uwsgi_temp_path ${dir}/uwsgi;`,
+    `  scgi_temp_path ${dir}/scgi;`,
+    `  include ${dir}/portal.conf;`,
+    '}',
+    '',
+  ].join('\n');
+  const file = path.join(dir, 'nginx.conf');
+  await writeFile(file, main);
+  return file;
+}
+
+/** `nginx -t` on a configuration: its exit status and what it said. */
+export function testNginxConfig(dir: string, config: string): Promise<RunResult> {
+  return run('nginx', ['-t', '-p', dir, '-c', config]);
+}
+
+export async function startNginx(
+  dir: string,
+  options: NginxFiles & { upstreams: number[] },
+): Promise<Nginx> {
+  const port = await freePort();
+  const httpPort = await freePort();
+  const config = await nginxConfig(dir, { ...options, port, httpPort });
+  const checked = await testNginxConfig(dir, config);
+  if (checked.code !== 0) throw new Error(`nginx -t failed:\n${checked.stderr}`);
+  const child = spawn('nginx', ['-p', dir, '-c', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => {
+    child.on('exit', () => {
+      resolve();
+    });
+  });
+  const deadline = Date.now() + 20_000;
+  while (!existsSync(path.join(dir, 'nginx.pid'))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`nginx did not start:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    port,
+    dir,
+    config,
+    async stop() {
+      // QUIT: graceful stop of master and workers.
+      if (child.exitCode === null) child.kill('SIGQUIT');
+      await exited;
+    },
+  };
+}
+
+/**
+ * One data directory (CA, JWT key) shared by every instance, as on shared storage: made once
+ * before the instances start, as an operator does with `portal migrate` on the first machine.
+ */
+async function prepareSharedData(dataDir: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const caDir = path.join(dataDir, 'ca');
+  await CertificateAuthority.loadOrCreate({ dir: caDir, publicBaseUrl: `https://${HOST}` });
+  await TokenService.open(caDir);
+}
+
+export async function startDeployment(
+  database: ScratchDatabase,
+  extraEnv: Record<string, string> = {},
+): Promise<Deployment> {
+  const workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-prod-'));
+  const dataDir = path.join(workDir, 'data');
+  await prepareSharedData(dataDir);
+  const env: Record<string, string> = {
+    PORTAL_HOST: HOST,
+    PORTAL_TLS_MODE: 'proxy',
+    PORTAL_TRUSTED_PROXIES: PROXY_ADDRESS,
+    PORTAL_DATA_DIR: dataDir,
+    DATABASE_URL: database.options.databaseUrl ?? '',
+    PORTAL_WEB_DIR: path.join(workDir, 'web'),
+    PORTAL_LOG_LEVEL: 'info',
+    ...extraEnv,
+  };
+  const instances: PortalInstance[] = [];
+  let nginx: Nginx | undefined;
+  const cli = (args: string[]) =>
+    run('node', [CLI, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
+  try {
+    // Both at once on the empty database: the migration lock lets one migrate, the other wait.
+    instances.push(...(await Promise.all([startInstance('A', env), startInstance('B', env)])));
+    const tlsDir = path.join(workDir, 'nginx-tls');
+    await mkdir(tlsDir);
+    const issued = await cli(['server-cert', HOST, MTLS_HOST, '--out', tlsDir]);
+    if (issued.code !== 0) throw new Error(`server-cert failed:\n${issued.stderr}`);
+    const caDir = path.join(dataDir, 'ca');
+    const chain =
+      (await readFile(path.join(caDir, 'issuing-ca.pem'), 'utf8')) +
+      (await readFile(path.join(caDir, 'root-ca.pem'), 'utf8'));
+    const chainFile = path.join(workDir, 'portal-ca.pem');
+    await writeFile(chainFile, chain);
+    const nginxDir = path.join(workDir, 'nginx');
+    await mkdir(nginxDir);
+    const started = await startNginx(nginxDir, {
+      certFile: path.join(tlsDir, `${HOST}.crt.pem`),
+      keyFile: path.join(tlsDir, `${HOST}.key.pem`),
+      caFile: chainFile,
+      upstreams: instances.map((instance) => instance.port),
+    });
+    nginx = started;
+    return {
+      workDir,
+      dataDir,
+      database,
+      env,
+      instances,
+      nginx: started,
+      chainFile,
+      cli,
+      curl(face, urlPath, extra = []) {
+        const target = { port: started.port, host: HOST, mtlsHost: MTLS_HOST, chainFile };
+        return curlFace(target, face, urlPath, extra);
+      },
+      async destroy() {
+        await started.stop();
+        await Promise.all(instances.map((instance) => instance.stop()));
+        await rm(workDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await nginx?.stop();
+    for (const instance of instances) instance.child.kill('SIGKILL');
+    await rm(workDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+export interface DirectResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+}
+
+export interface DirectRequest {
+  /** Which face the Host header names. */
+  face: 'public' | 'mtls';
+  /** Source address of the connection: 127.0.0.2 is the trusted proxy, 127.0.0.1 is not. */
+  from: string;
+  headers?: Record<string, string>;
+  json?: unknown;
+}
+
+/** A plain-HTTP request straight to one instance, bypassing nginx. */
+export function direct(
+  instance: PortalInstance,
+  method: string,
+  urlPath: string,
+  request: DirectRequest,
+): Promise<DirectResponse> {
+  const body = request.json === undefined ? undefined : JSON.stringify(request.json);
+  const headers: Record<string, string> = {
+    host: request.face === 'mtls' ? MTLS_HOST : HOST,
+    ...request.headers,
+    ...(body === undefined
+      ? {}
+      : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }),
+  };
+  return new Promise((resolve, reject) => {
+    const outgoing = http.request(
+      {
+        host: '127.0.0.1',
+        port: instance.port,
+        localAddress: request.from,
+        method,
+        path: urlPath,
+        headers,
+        agent: false,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
+        });
+        response.on('error', reject);
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+/** The headers nginx sets on the mTLS face for a certificate it verified. */
+export function forwardedCertificate(certificatePem: string, verify = 'SUCCESS') {
+  return {
+    'x-ssl-client-cert': encodeURIComponent(certificatePem),
+    'x-ssl-client-verify': verify,
+  };
+}
+
+/** The member certificate inside a .pfx, as PEM (what nginx forwards). */
+export async function certificateOf(pfxFile: string, password: string): Promise<string> {
+  const result = await run('openssl', [
+    'pkcs12',
+    '-in',
+    pfxFile,
+    '-passin',
+    `pass:${password}`,
+    '-nokeys',
+    '-clcerts',
+  ]);
+  if (result.code !== 0) throw new Error(`openssl pkcs12 failed: ${result.stderr}`);
+  const match = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/.exec(
+    result.stdout,
+  );
+  if (match === null) throw new Error('no certificate in the .pfx');
+  return match[0];
+}
