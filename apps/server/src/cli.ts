@@ -5,7 +5,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { callsignSchema } from '@callsign/contract';
-import { ConfigError, loadConfigFromProcess } from './config.js';
+import { BackupError, createBackup, restoreBackup } from './cli/backup.js';
+import { ConfigError, loadConfigFromProcess, type Config } from './config.js';
 import { openPortal, type Portal } from './context.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createAdminCode } from './modules/firstuser/admin-code.js';
@@ -31,6 +32,10 @@ Commands:
                            TAK Tracker) with one new certificate, as the portal gives them.
                            Option: --out DIR (default: the current directory).
   migrate                  Run the database migrations.
+  backup FILE              Write the database and the CA material (keys included) into one
+                           archive, consistent while the service runs.
+  restore FILE             Put a backup back into an empty database and CA directory (stop
+                           the service first). Option: --force replaces what is there.
   help                     Show this text.
 
 Settings come from the same PORTAL_* variables (or .env) as the service.`;
@@ -47,6 +52,36 @@ function parseOutArgs(args: string[]) {
 }
 
 type Command = (portal: Portal, args: string[]) => Promise<void>;
+
+/** Commands that work on the database and the data directory as files, without opening the CA. */
+const dataCommands: Record<string, (config: Config, args: string[]) => Promise<void>> = {
+  async backup(config, args) {
+    if (args.length !== 1 || args[0] === undefined) {
+      throw new UsageError('backup takes exactly one FILE');
+    }
+    const manifest = await createBackup(config, args[0]);
+    const rows = Object.values(manifest.tables).reduce((sum, count) => sum + count, 0);
+    process.stdout.write(
+      `Backup of ${rows} rows (${manifest.engine}) and the CA written to ${path.resolve(args[0])}\n`,
+    );
+  },
+  async restore(config, args) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { force: { type: 'boolean', default: false } },
+    });
+    if (positionals.length !== 1 || positionals[0] === undefined) {
+      throw new UsageError('restore takes exactly one FILE');
+    }
+    const manifest = await restoreBackup(config, positionals[0], { force: values.force });
+    process.stdout.write(
+      `Restored the backup of ${manifest.createdAt} (${manifest.engine}) into ${
+        config.databaseUrl === undefined ? config.sqliteFile : 'PostgreSQL'
+      } and ${config.caDir}\n`,
+    );
+  },
+};
 
 const commands: Record<string, { migrate: boolean; run: Command }> = {
   'admin-code': {
@@ -148,12 +183,18 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return name === undefined ? 2 : 0;
   }
+  const dataCommand = dataCommands[name];
   const command = commands[name];
-  if (command === undefined) {
+  if (command === undefined && dataCommand === undefined) {
     process.stderr.write(`Unknown command "${name}".\n\n${USAGE}\n`);
     return 2;
   }
   const config = loadConfigFromProcess(readVersion());
+  if (dataCommand !== undefined) {
+    await dataCommand(config, args);
+    return 0;
+  }
+  if (command === undefined) return 2;
   const portal = await openPortal(config, { migrate: command.migrate });
   try {
     await command.run(portal, args);
@@ -168,6 +209,11 @@ main(process.argv.slice(2)).then(
     process.exitCode = status;
   },
   (error: unknown) => {
+    if (error instanceof BackupError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exitCode = 1;
+      return;
+    }
     if (error instanceof ConfigError || error instanceof UsageError) {
       process.stderr.write(`${error.message}\n`);
       process.exitCode = error instanceof UsageError ? 2 : 1;

@@ -1,0 +1,164 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiPaths, createInviteResponseSchema } from '@callsign/contract';
+import { BACKUP_TABLES, readBackup } from '../../src/cli/backup.js';
+import { testEngines, type ScratchDatabase } from '../../src/db/test-engines.testing.js';
+import { run } from '../support/processes.js';
+import { REPO_ROOT, SERVER_DIST } from '../support/repo.js';
+import { snapshotTables } from '../support/table-snapshot.js';
+import { startTestPortal, type MemberKey, type TestPortal } from '../support/test-portal.js';
+
+// `backup FILE` and `restore FILE` of the built CLI, as an operator runs them, on each engine.
+const CLI = path.join(SERVER_DIST, 'cli.js');
+
+describe.each(testEngines())('backup and restore on $name', (engine) => {
+  let source: ScratchDatabase;
+  let target: ScratchDatabase;
+  let portal: TestPortal;
+  let admin: MemberKey;
+  let workDir: string;
+  let archive: string;
+  let restoredDataDir: string;
+  /** The target database right after the restore. */
+  let restoredSnapshot: string;
+
+  const cli = (args: string[], databaseUrl: string | undefined, dataDir: string) =>
+    run('node', [CLI, ...args], {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl ?? '',
+        PORTAL_DATA_DIR: dataDir,
+        PORTAL_LOG_LEVEL: 'silent',
+      },
+    });
+  const restore = (file: string, extra: string[] = []) =>
+    cli(['restore', file, ...extra], target.options.databaseUrl, restoredDataDir);
+
+  beforeAll(async () => {
+    expect(existsSync(CLI), 'build the server first (npm run build)').toBe(true);
+    source = await engine.createScratchDatabase();
+    target = await engine.createScratchDatabase();
+    portal = await startTestPortal({ env: { DATABASE_URL: source.options.databaseUrl ?? '' } });
+    admin = await portal.addMember('Eagle1', { roles: ['admin'] });
+    workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-backup-'));
+    archive = path.join(workDir, 'portal-backup.zip');
+    // The target's own directory: on SQLite its database file is portal.sqlite in there.
+    restoredDataDir = target.dataDir;
+  });
+
+  afterAll(async () => {
+    await portal.destroy();
+    await source.drop();
+    await target.drop();
+    await rm(workDir, { recursive: true, force: true });
+  });
+
+  it('takes a consistent backup while enrollments keep being written', async () => {
+    const created = await portal.api('mtls', 'POST', apiPaths.createInvite, { key: admin });
+    const { invite_code } = createInviteResponseSchema.parse(created.json());
+    let enrolled = 0;
+    const writer = { running: true };
+    const writing = (async () => {
+      while (writer.running) {
+        const answer = await portal.api('public', 'POST', apiPaths.enroll, {
+          json: { callsign: `Walker${enrolled}`, invite_code },
+        });
+        expect(answer.status).toBe(200);
+        enrolled += 1;
+      }
+    })();
+    while (enrolled < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+    const before = enrolled;
+    const backup = await cli(['backup', archive], source.options.databaseUrl, portal.dataDir);
+    const after = enrolled;
+    while (enrolled < after + 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    writer.running = false;
+    await writing;
+    expect(backup.code, backup.stderr).toBe(0);
+    expect((await stat(archive)).mode & 0o777).toBe(0o600);
+
+    // Each enrollment is one transaction: invite use, member, enrollment, audit event. A
+    // consistent snapshot holds all four of each and nothing half-written.
+    const { manifest, tables } = await readBackup(archive);
+    const enrollments = tables.enrollments ?? [];
+    expect(enrollments.length).toBeGreaterThanOrEqual(before);
+    expect(enrollments.length).toBeLessThan(enrolled);
+    const pending = (tables.members ?? []).filter((row) => row.status === 'pending');
+    expect(pending).toHaveLength(enrollments.length);
+    const uses = (tables.invite_codes ?? []).find((row) => row.code === invite_code)?.use_count;
+    expect(Number(uses)).toBe(enrollments.length);
+    const created_events = (tables.audit_events ?? []).filter(
+      (row) => row.action === 'enrollment.create',
+    );
+    expect(created_events).toHaveLength(enrollments.length);
+    expect(manifest).toMatchObject({ version: 1, engine: engine.name });
+  });
+
+  it('restores database and CA into an empty place: the old key still works there', async () => {
+    const restored = await restore(archive);
+    expect(restored.code, restored.stderr).toBe(0);
+    const { tables } = await readBackup(archive);
+    const handle = target.open();
+    restoredSnapshot = await snapshotTables(handle.db);
+    const snapshot = JSON.parse(restoredSnapshot) as Record<string, string[]>;
+    for (const table of BACKUP_TABLES) {
+      if (table in snapshot)
+        expect(snapshot[table], table).toHaveLength(tables[table]?.length ?? -1);
+    }
+    await handle.close();
+    for (const file of ['root-ca-key.pem', 'issuing-ca-key.pem', 'jwt-es256-key.pem']) {
+      const mode = (await stat(path.join(restoredDataDir, 'ca', file))).mode & 0o777;
+      expect(mode, file).toBe(0o600);
+    }
+
+    const copy = await startTestPortal({
+      dataDir: restoredDataDir,
+      env: { DATABASE_URL: target.options.databaseUrl ?? '' },
+    });
+    try {
+      const known = await copy.api('mtls', 'GET', apiPaths.checkAuthAdmin, { key: admin });
+      expect(known.status).toBe(200);
+      const people = await copy.api('mtls', 'GET', apiPaths.enrollmentList, { key: admin });
+      expect(people.text).toContain('Walker0');
+    } finally {
+      await copy.stop();
+    }
+  });
+
+  it('refuses a database that is not empty unless forced', async () => {
+    // The copy started above has written since (its server certificate, at least).
+    const handle = target.open();
+    const before = await snapshotTables(handle.db);
+    expect(before).not.toBe(restoredSnapshot);
+    const refused = await restore(archive);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('the database is not empty');
+    expect(await snapshotTables(handle.db)).toBe(before);
+    const forced = await restore(archive, ['--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(await snapshotTables(handle.db)).toBe(restoredSnapshot);
+    await handle.close();
+  });
+
+  it('refuses an archive of another format version, and a file that is no backup', async () => {
+    const entries = unzipSync(await readFile(archive));
+    const manifest = JSON.parse(strFromU8(entries['manifest.json'] ?? strToU8('{}'))) as object;
+    entries['manifest.json'] = strToU8(JSON.stringify({ ...manifest, version: 2 }));
+    const future = path.join(workDir, 'future.zip');
+    await writeFile(future, zipSync(entries));
+    const refused = await restore(future, ['--force']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('backup format version 2');
+
+    const junk = path.join(workDir, 'junk.zip');
+    await writeFile(junk, 'not a zip');
+    const notBackup = await restore(junk, ['--force']);
+    expect(notBackup.code).toBe(1);
+    expect(notBackup.stderr).toContain('is not a backup archive');
+  });
+});
