@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -13,7 +13,7 @@ import {
   PHONE,
   seriousAccessibilityViolations,
 } from './support/browser.js';
-import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
+import { browserWithKey, type KeyedBrowser } from './support/nss.js';
 import { startService, type Service } from './support/service.js';
 
 // The admin area (spec §2 "Admin area", §4) in Chromium on the mTLS face, with the first admin's
@@ -23,6 +23,21 @@ import { startService, type Service } from './support/service.js';
 
 const run = promisify(execFile);
 const ADMIN = 'Chief1';
+const POLICY_DIR = '/etc/chromium/policies/managed';
+/** Sorts after support/nss.ts's file: Chromium takes a policy from the last file that sets it. */
+const OWN_POLICY = path.join(POLICY_DIR, 'zz-callsign-portal-e2e-admin.json');
+
+/**
+ * Chromium picks the key for the mTLS face on any port. support/nss.ts writes one shared policy
+ * file for one port, which a browser test running at the same time (another portal, another
+ * port) replaces or removes under a running browser; a host-only pattern serves them all.
+ */
+async function allowCertificateForAnyPort(): Promise<() => Promise<void>> {
+  await mkdir(POLICY_DIR, { recursive: true });
+  const pattern = JSON.stringify({ pattern: 'mtls.portal.localhost', filter: {} });
+  await writeFile(OWN_POLICY, JSON.stringify({ AutoSelectCertificateForUrls: [pattern] }));
+  return () => rm(OWN_POLICY, { force: true });
+}
 
 let service: Service;
 let keyed: KeyedBrowser;
@@ -35,7 +50,7 @@ beforeAll(async () => {
   workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-admin-e2e-'));
   adminKey = { pfxFile: path.join(workDir, `${ADMIN}.pfx`), password: ADMIN };
   await writeFile(adminKey.pfxFile, (await firstAdmin(service, ADMIN)).pfx);
-  undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
+  undoPolicy = await allowCertificateForAnyPort();
   keyed = await browserWithKey(service.rootCaFile, adminKey);
 });
 
@@ -169,6 +184,23 @@ describe('the admin area with a real admin key', () => {
     await choose('Activate', 'Activate');
     await expect.poll(() => row.innerText()).not.toContain('deactivated');
     expect((await pools()).find((pool) => pool.invitecode === code)?.active).toBe(true);
+
+    // By keyboard: the menu opens from its button, Escape in the dialog returns focus there.
+    const trigger = page.getByRole('button', { name: `Actions for code ${code}` });
+    await trigger.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('menuitem', { name: 'Show QR code' }).waitFor();
+    await keepScreenshot(page, 'admin-code-menu-phone');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: `Delete ${code}?` }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .toBe(`Actions for code ${code}`);
+    expect((await pools()).map((pool) => pool.invitecode)).toContain(code);
 
     await choose('Delete', 'Delete');
     await expect.poll(() => row.count()).toBe(0);
@@ -354,6 +386,30 @@ describe('the admin area with a real admin key', () => {
     expect(
       (await call(service, 'GET', '/api/v1/check-auth/validuser', { key: memberKey })).status,
     ).toBe(403);
+    await context.close();
+  });
+
+  it('in Finnish on a phone: the main pages fit the screen and pass the accessibility check', async () => {
+    await enrollee('Vartija1');
+    const { page, context } = await adminPage(PHONE, '/app/admin/');
+    await page.evaluate(() => {
+      localStorage.setItem('i18nextLng', 'fi');
+    });
+    for (const [urlPath, heading, name] of [
+      ['/app/admin/', 'Ylläpito', 'home'],
+      ['/app/admin/manageusers', 'Hallitse käyttäjiä', 'manageusers'],
+      ['/app/admin/user-management', 'Käyttäjähallinta', 'users'],
+      ['/app/admin/user-management/code-list', 'Kutsukoodit', 'code-list'],
+      ['/app/admin/user-management/approval', 'Hyväksy käyttäjiä', 'approval'],
+    ] as const) {
+      await page.goto(`${service.mtlsOrigin}${urlPath}`, { waitUntil: 'networkidle' });
+      await expect.poll(() => page.locator('main h1').innerText()).toBe(heading);
+      await keepScreenshot(page, `admin-fi-${name}-phone`);
+      await checkPage(page, 360);
+    }
+    await page.getByRole('button', { name: /Vartija1/ }).click();
+    await page.getByRole('dialog', { name: 'Käyttäjän Vartija1 hyväksyminen' }).waitFor();
+    await keepScreenshot(page, 'admin-fi-approval-dialog-phone');
     await context.close();
   });
 
