@@ -40,11 +40,7 @@ export function GuideStepPage({ section }: { section: GuideSection }) {
             defaultOpen={index === 0 || card.download === true}
           >
             {card.download === true && (
-              <TakDownloadButton
-                variant="primary"
-                className="w-full sm:w-auto"
-                platform={platform === 'ios' ? 'iOS' : platform === 'win' ? 'Windows' : 'Android'}
-              />
+              <TakDownloadButton variant="primary" className="w-full sm:w-auto" />
             )}
           </GuideCardView>
         ))}
