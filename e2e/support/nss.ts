@@ -12,14 +12,19 @@ import { launchBrowser } from './browser.js';
 
 const run = promisify(execFile);
 const POLICY_DIR = '/etc/chromium/policies/managed';
-const POLICY_FILE = path.join(POLICY_DIR, 'callsign-portal-e2e.json');
 
-/** Lets Chromium present a certificate to `mtlsOrigin` without asking. Returns the undo. */
+/**
+ * Lets Chromium present a certificate to the host of `mtlsOrigin`, on any port, without asking.
+ * Returns the undo. Each test process writes its own policy file with the same host-only
+ * pattern, so browser tests running at the same time (other portals, other ports) never replace
+ * or remove the policy under one another's running browser.
+ */
 export async function allowCertificateSelection(mtlsOrigin: string): Promise<() => Promise<void>> {
   await mkdir(POLICY_DIR, { recursive: true });
-  const pattern = JSON.stringify({ pattern: mtlsOrigin, filter: {} });
-  await writeFile(POLICY_FILE, JSON.stringify({ AutoSelectCertificateForUrls: [pattern] }));
-  return () => rm(POLICY_FILE, { force: true });
+  const file = path.join(POLICY_DIR, `callsign-portal-e2e-${process.pid}.json`);
+  const pattern = JSON.stringify({ pattern: new URL(mtlsOrigin).hostname, filter: {} });
+  await writeFile(file, JSON.stringify({ AutoSelectCertificateForUrls: [pattern] }));
+  return () => rm(file, { force: true });
 }
 
 export interface KeyedBrowser {
