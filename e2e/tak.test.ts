@@ -289,11 +289,8 @@ describe.each([
       [`${TAK}/quickstart/android1`, 'tak-quickstart-android1'],
       [`${TAK}/usage/win2`, 'tak-usage-win2'],
     ] as const) {
-      // axe is injected as an inline script, so this context bypasses the CSP; with that the
-      // page never goes network-idle here, so wait for the page's heading instead.
-      const context = await member.browser.newContext({ ...device, bypassCSP: true });
-      const page = await context.newPage();
-      await page.goto(`${service.mtlsOrigin}${url}`, { waitUntil: 'load' });
+      // axe is injected as an inline script, so this context bypasses the CSP.
+      const page = await open(member, url, device, { bypassCSP: true });
       await expect.poll(() => heading(page)).not.toBe('');
       await keepScreenshot(page, `${shot}-${name}`);
       expect(await seriousAccessibilityViolations(page), url).toEqual([]);
