@@ -46,7 +46,11 @@ export function ApprovalDialog({
           open
           onOpenChange={onOpenChange}
           title={t('admin.approval.dialog_title', { callsign })}
-          footer={<Button onClick={finish}>{t('dialogs.ok')}</Button>}
+          footer={
+            <Button key="ok" autoFocus onClick={finish}>
+              {t('dialogs.ok')}
+            </Button>
+          }
         >
           <p role="status" className="rounded-md bg-emerald-50 p-3 text-emerald-900">
             {state.step === 'approved'
@@ -65,8 +69,11 @@ export function ApprovalDialog({
           description={t('admin.approval.reject_text', { callsign })}
           footer={
             <>
+              {/* Own keys: new buttons, so that a second click on Reject does not confirm. */}
               <Button
+                key="cancel-reject"
                 variant="secondary"
+                autoFocus
                 disabled={busy}
                 onClick={() => {
                   dispatch({ type: 'cancel-reject' });
@@ -75,6 +82,7 @@ export function ApprovalDialog({
                 {t('admin.approval.go_back')}
               </Button>
               <Button
+                key="confirm-reject"
                 variant="danger"
                 disabled={busy}
                 onClick={() => {

@@ -168,6 +168,7 @@ describe('ApprovalPage and its dialog', () => {
     await user.click(await screen.findByRole('button', { name: /Ranger2/ }));
     await user.click(await screen.findByRole('button', { name: 'Reject' }));
     const confirm = await screen.findByRole('dialog', { name: 'Reject Ranger2?' });
+    expect(within(confirm).getByRole('button', { name: 'Go back' })).toHaveFocus();
     expect(api.locked).toEqual([]);
 
     // Go back returns to the initial dialog without a call.
@@ -184,6 +185,7 @@ describe('ApprovalPage and its dialog', () => {
     expect(await screen.findByRole('button', { name: 'Rejecting...' })).toBeDisabled();
     answer.open();
     expect(await screen.findByText('The user was rejected.')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'OK' })).toHaveFocus();
     expect(api.locked).toEqual([{ callsign: 'Ranger2', lock_reason: 'Locked by an admin' }]);
     expect(api.accepted).toEqual([]);
   });

@@ -59,8 +59,11 @@ export function UserDialog({
         description={t('admin.users.revoke_warning', { callsign })}
         footer={
           <>
+            {/* Own keys: new buttons, so that a second click on Revoke does not confirm. */}
             <Button
+              key="cancel-revoke"
               variant="secondary"
+              autoFocus
               disabled={pending}
               onClick={() => {
                 revoke.reset();
@@ -70,6 +73,7 @@ export function UserDialog({
               {t('admin.users.go_back')}
             </Button>
             <Button
+              key="confirm-revoke"
               variant="danger"
               disabled={pending}
               onClick={() => {

@@ -137,6 +137,7 @@ describe('UserManagementPage', () => {
     );
     const warning = await screen.findByRole('dialog', { name: 'Revoke Ranger2?' });
     expect(warning).toHaveTextContent('This cannot be undone.');
+    expect(within(warning).getByRole('button', { name: 'Go back' })).toHaveFocus();
     expect(api.calls).toEqual([]);
 
     await user.click(within(warning).getByRole('button', { name: 'Go back' }));

@@ -1,0 +1,87 @@
+import { screen } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { Route, Routes } from 'react-router';
+import { apiPaths } from '@callsign/contract';
+import { renderWithProviders } from '../../../test/render';
+import { server } from '../../../test/server';
+import { AuthProvider } from '../../auth/components/auth-provider';
+import { listenWithMockApi } from '../mock-api.testing';
+import { AdminArea } from './admin-area';
+
+listenWithMockApi();
+
+/** Signed in with the key of admin Chief1; the console address as the server is configured. */
+function signedInAdmin(
+  idm: () => Response = () => HttpResponse.json({ idm_console_url: CONSOLE }),
+) {
+  const identity = { type: 'mtls', userid: 'Chief1', payload: {} };
+  server.use(
+    http.get(apiPaths.checkAuthAny, () => HttpResponse.json(identity)),
+    http.get(apiPaths.checkAuthValidUser, () => HttpResponse.json(identity)),
+    http.get(apiPaths.checkAuthAdmin, () => HttpResponse.json(identity)),
+    http.get(apiPaths.idmConsole, idm),
+  );
+}
+
+const CONSOLE = 'https://idm.example.org:9443/admin/field/console/';
+
+function renderArea(path: string) {
+  return renderWithProviders(
+    <AuthProvider>
+      <Routes>
+        <Route path="/app/admin/*" element={<AdminArea />} />
+      </Routes>
+    </AuthProvider>,
+    { path },
+  );
+}
+
+describe('AdminArea routes', () => {
+  it('/app/admin welcomes the admin by callsign and leads to manageusers', async () => {
+    signedInAdmin();
+    renderArea('/app/admin');
+    expect(await screen.findByText('Welcome, Chief1')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Manage users' })).toHaveAttribute(
+      'href',
+      '/app/admin/manageusers',
+    );
+    expect(screen.getByRole('heading', { name: 'TAK' })).toBeInTheDocument();
+  });
+
+  it('manageusers: three link cards and the console the server names, in a new tab', async () => {
+    signedInAdmin();
+    renderArea('/app/admin/manageusers');
+    const console = await screen.findByRole('link', {
+      name: /Open the identity-management console/,
+    });
+    expect(console).toHaveAttribute('href', CONSOLE);
+    expect(console).toHaveAttribute('target', '_blank');
+    expect(console).toHaveAttribute('rel', 'noopener noreferrer');
+    expect(screen.getByRole('link', { name: /^Add users/ })).toHaveAttribute(
+      'href',
+      '/app/admin/user-management/code-list',
+    );
+    expect(screen.getByRole('link', { name: /^Approve users/ })).toHaveAttribute(
+      'href',
+      '/app/admin/user-management/approval',
+    );
+    expect(screen.getByRole('link', { name: /^Manage users/ })).toHaveAttribute(
+      'href',
+      '/app/admin/user-management',
+    );
+  });
+
+  it('manageusers says so when the console address cannot be had', async () => {
+    signedInAdmin(() => HttpResponse.json({ detail: 'Not an admin' }, { status: 403 }));
+    renderArea('/app/admin/manageusers');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Error: Not an admin');
+    expect(screen.queryByRole('link', { name: /console/ })).not.toBeInTheDocument();
+  });
+
+  it('any other admin path is the not-found page', async () => {
+    signedInAdmin();
+    renderArea('/app/admin/user-management/nothing-here');
+    expect(await screen.findByRole('heading', { name: 'Page not found' })).toBeInTheDocument();
+  });
+});
