@@ -279,6 +279,18 @@ describe.skipIf(postgres === undefined)('behind nginx, two instances on PostgreS
       status = (await asMember()).status;
     }
     expect(status).toBe(403);
+    // B's CRL lists it too, though B did not revoke it.
+    const crl = await direct(b, 'GET', '/ca/crl.pem', { face: 'public', from: PROXY_ADDRESS });
+    const listed = await run('openssl', ['crl', '-noout', '-text'], { input: crl.text });
+    const serial = (
+      await run('openssl', ['x509', '-noout', '-serial'], {
+        input: keys.Ranger7?.pem ?? '',
+      })
+    ).stdout
+      .replace('serial=', '')
+      .trim();
+    expect(serial).toMatch(/^[0-9A-F]{2,}$/);
+    expect(listed.stdout.toUpperCase()).toContain(`SERIAL NUMBER: ${serial}`);
     for (let call = 0; call < 2; call += 1) {
       const viaNginx = await deployment.curl(
         'mtls',
