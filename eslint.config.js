@@ -7,7 +7,14 @@ import tseslint from 'typescript-eslint';
 
 export default defineConfig(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'coverage/**', 'test-results/**'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'data/**',
+      'coverage/**',
+      'test-results/**',
+      'bench/results/**',
+    ],
   },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
@@ -41,6 +48,11 @@ export default defineConfig(
   {
     // Plain JavaScript configuration files have no types to check against.
     files: ['**/*.js'],
+    extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
+    // The benchmarks (bench/, its own npm package): plain ESM with JSDoc, outside the TS projects.
+    files: ['bench/**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
   },
   {

@@ -1,0 +1,120 @@
+// A portal in its own process for the load generator: starts the real service from
+// apps/server/dist on a free port, seeds the database, issues an admin and a member key, prints
+// one JSON line with what the bench needs, and runs until SIGTERM.
+//
+// Usage: node portal-process.mjs '{"dataDir": "...", "databaseUrl": "...", "active": 10000, ...}'
+import { existsSync } from 'node:fs';
+import { cp, mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { freePort, importServer } from './common.mjs';
+import { pendingCallsign, seed } from './seed.mjs';
+
+const { loadConfig } = await importServer('config.js');
+const { startPortal } = await importServer('server.js');
+const { insertMember } = await importServer('modules/people/repository.js');
+
+/** @type {{ dataDir: string, databaseUrl?: string, webDir?: string, active: number, pending: number, revokedShare?: number }} */
+const options = JSON.parse(process.argv[2] ?? '{}');
+
+// A CA made once per bench run (run.mjs), copied in: every portal of a run would otherwise spend
+// seconds making its own RSA-4096 and RSA-3072 CA keys before it can start.
+const caTemplate = process.env.BENCH_CA_TEMPLATE;
+if (caTemplate && !existsSync(path.join(options.dataDir, 'ca'))) {
+  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  await cp(caTemplate, path.join(options.dataDir, 'ca'), {
+    recursive: true,
+    preserveTimestamps: true,
+  });
+}
+
+const config = loadConfig(
+  {
+    PORTAL_PORT: String(await freePort()),
+    PORTAL_DATA_DIR: options.dataDir,
+    PORTAL_WEB_DIR: options.webDir ?? path.join(options.dataDir, 'no-web'),
+    PORTAL_LOG_LEVEL: 'silent',
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+  },
+  { version: '0.0.0-bench' },
+);
+const running = await startPortal(config, { logger: false });
+const { portal } = running;
+const db = portal.database.db;
+
+const seedStart = performance.now();
+await seed(db, {
+  active: options.active,
+  pending: options.pending,
+  revokedShare: options.revokedShare ?? 0,
+});
+const seedMs = performance.now() - seedStart;
+
+/** @param {string} callsign @param {('admin')[]} roles */
+async function memberWithKey(callsign, roles) {
+  await insertMember(db, { callsign, status: 'active', inviteCode: null, roles, at: Date.now() });
+  const issued = await portal.certificates.issueMemberCertificate(callsign);
+  return { callsign, certPem: issued.certificatePem, keyPem: issued.privateKeyPem };
+}
+const admin = await memberWithKey('BenchAdmin', ['admin']);
+const member = await memberWithKey('BenchMember', []);
+const enrollee = options.pending > 0 ? pendingCallsign(1) : undefined;
+const enrollmentJwt =
+  enrollee === undefined
+    ? undefined
+    : (await portal.tokens.issue({ scope: 'enrollment', subject: enrollee, ttlMs: 3_600_000 })).jwt;
+const chainFile = path.join(options.dataDir, 'bench-chain.pem');
+await writeFile(chainFile, portal.ca.chainPem);
+
+// BENCH_PROFILE=file: a CPU profile of the serving phase only (after start-up and seeding).
+/** @type {import('node:inspector').Session | undefined} */
+let profiler;
+if (process.env.BENCH_PROFILE) {
+  const inspector = await import('node:inspector');
+  profiler = new inspector.Session();
+  profiler.connect();
+  const post = (/** @type {string} */ method) =>
+    new Promise((resolve, reject) =>
+      /** @type {import('node:inspector').Session} */ (profiler).post(method, (error, result) =>
+        error ? reject(error) : resolve(result),
+      ),
+    );
+  await post('Profiler.enable');
+  await post('Profiler.start');
+}
+async function writeProfile() {
+  if (profiler === undefined || !process.env.BENCH_PROFILE) return;
+  const file = process.env.BENCH_PROFILE;
+  const result = await new Promise((resolve, reject) =>
+    /** @type {import('node:inspector').Session} */ (profiler).post('Profiler.stop', (error, r) =>
+      error ? reject(error) : resolve(r),
+    ),
+  );
+  await writeFile(file, JSON.stringify(/** @type {any} */ (result).profile));
+}
+
+process.stdout.write(
+  `${JSON.stringify({
+    pid: process.pid,
+    port: running.port,
+    host: config.host,
+    mtlsHost: config.mtlsHost,
+    engine: portal.database.engine,
+    dataDir: options.dataDir,
+    chainPem: portal.ca.chainPem,
+    chainFile,
+    seedMs,
+    admin,
+    member,
+    enrollee,
+    enrollmentJwt,
+  })}\n`,
+);
+
+let closing = false;
+process.on('SIGTERM', () => {
+  if (closing) return;
+  closing = true;
+  void writeProfile()
+    .then(() => running.close())
+    .then(() => process.exit(0));
+});

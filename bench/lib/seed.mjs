@@ -1,0 +1,97 @@
+// Fills a migrated portal database directly through Kysely, in one transaction, in batches.
+
+const BATCH = 1000;
+const INVITE_CODE = 'BENCHSEED';
+
+/**
+ * @param {import('kysely').Transaction<any>} trx
+ * @param {string} tableName
+ * @param {Record<string, unknown>[]} rows
+ */
+async function insertBatched(trx, tableName, rows) {
+  for (let start = 0; start < rows.length; start += BATCH) {
+    await trx
+      .insertInto(tableName)
+      .values(rows.slice(start, start + BATCH))
+      .execute();
+  }
+}
+
+/** @param {number} n */
+export const activeCallsign = (n) => `M${String(n).padStart(6, '0')}`;
+/** @param {number} n */
+export const pendingCallsign = (n) => `P${String(n).padStart(6, '0')}`;
+
+/**
+ * A members row and its enrollments row: approved for an active member, pending otherwise.
+ * @param {string} callsign
+ * @param {boolean} active
+ * @param {number} at
+ */
+function enrollee(callsign, active, at) {
+  return {
+    member: {
+      callsign,
+      status: active ? 'active' : 'pending',
+      invite_code: INVITE_CODE,
+      created_at: at,
+      updated_at: at,
+      revoked_at: null,
+    },
+    enrollment: {
+      callsign,
+      invite_code: INVITE_CODE,
+      approval_code: 'ABCD2345',
+      state: active ? 1 : 0,
+      created_at: at,
+      decided_at: active ? at : null,
+      decided_by: active ? 'BenchAdmin' : null,
+      lock_reason: null,
+    },
+  };
+}
+
+/**
+ * @param {import('kysely').Kysely<any>} db
+ * @param {{ active: number, pending: number, revokedShare?: number }} counts
+ *   `active` members, each with an approved enrollment and one certificate; `pending` enrollees;
+ *   `revokedShare` of the active members' certificates are revoked (in the CRL).
+ */
+export async function seed(db, counts) {
+  const at = Date.now() - 60_000;
+  const revokeEvery = counts.revokedShare ? Math.round(1 / counts.revokedShare) : 0;
+  /** @type {Record<string, unknown>[]} */
+  const members = [];
+  /** @type {Record<string, unknown>[]} */
+  const enrollments = [];
+  /** @type {Record<string, unknown>[]} */
+  const certificates = [];
+  for (let i = 1; i <= counts.active + counts.pending; i++) {
+    const active = i <= counts.active;
+    const callsign = active ? activeCallsign(i) : pendingCallsign(i - counts.active);
+    const rows = enrollee(callsign, active, at + i);
+    members.push(rows.member);
+    enrollments.push(rows.enrollment);
+    if (!active) continue;
+    const revoked = revokeEvery > 0 && i % revokeEvery === 0;
+    certificates.push({
+      serial: (0x1000000000n + BigInt(i)).toString(16).toUpperCase().padStart(16, '0'),
+      callsign,
+      purpose: 'member',
+      not_before: at,
+      not_after: at + 365 * 86_400_000,
+      issued_at: at,
+      revoked_at: revoked ? at + i : null,
+      revocation_reason: revoked ? 'bench' : null,
+    });
+  }
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('invite_codes')
+      .values({ code: INVITE_CODE, created_at: at, owner_callsign: null })
+      .execute();
+    await insertBatched(trx, 'members', members);
+    await insertBatched(trx, 'enrollments', enrollments);
+    await insertBatched(trx, 'issued_certificates', certificates);
+  });
+}
