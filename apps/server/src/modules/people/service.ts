@@ -11,6 +11,7 @@ import {
   findMemberByCallsign,
   listActiveMembers,
   removeMemberRole,
+  type ListedMember,
   type Member,
 } from './repository.js';
 import { MEMBERSHIP_LOCK, revokeMember, type RevocationResult } from './revocation.js';
@@ -42,7 +43,7 @@ export class PeopleService {
     private readonly now: () => Date,
   ) {}
 
-  listActive(): Promise<Member[]> {
+  listActive(): Promise<ListedMember[]> {
     return listActiveMembers(this.db);
   }
 
