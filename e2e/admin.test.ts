@@ -189,10 +189,13 @@ describe('the admin area with a real admin key', () => {
     const trigger = page.getByRole('button', { name: `Actions for code ${code}` });
     await trigger.focus();
     await page.keyboard.press('Enter');
-    await page.getByRole('menuitem', { name: 'Show QR code' }).waitFor();
+    const focused = () => page.evaluate(() => document.activeElement?.textContent);
+    await expect.poll(focused).toBe('Show QR code');
     await keepScreenshot(page, 'admin-code-menu-phone');
     await page.keyboard.press('ArrowDown');
+    await expect.poll(focused).toBe('Deactivate');
     await page.keyboard.press('ArrowDown');
+    await expect.poll(focused).toBe('Delete');
     await page.keyboard.press('Enter');
     await page.getByRole('dialog', { name: `Delete ${code}?` }).waitFor();
     await page.keyboard.press('Escape');
