@@ -68,8 +68,12 @@ async function appliedMigrations(db: Transaction<Database>) {
   return rows.map((row) => row.name);
 }
 
-/** Every row of every table, read in one snapshot. */
+/**
+ * Every row of every table, read in one snapshot. A database an older portal left (before its
+ * upgrade migrated it) lacks the newer tables: those are left out, and restore as empty.
+ */
 async function readSnapshot(handle: DatabaseHandle) {
+  const existing = new Set((await handle.db.introspection.getTables()).map((table) => table.name));
   return handle.db
     .transaction()
     .setIsolationLevel('repeatable read')
@@ -77,7 +81,7 @@ async function readSnapshot(handle: DatabaseHandle) {
       if (handle.engine === 'postgres') await sql`set transaction read only`.execute(trx);
       const migrations = await appliedMigrations(trx);
       const tables: Record<string, Row[]> = {};
-      for (const table of BACKUP_TABLES) {
+      for (const table of BACKUP_TABLES.filter((name) => existing.has(name))) {
         const { rows } = await sql<Row>`select * from ${sql.table(table)}`.execute(trx);
         tables[table] = rows;
       }

@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiPaths, createInviteResponseSchema } from '@callsign/contract';
 import { BACKUP_TABLES, readBackup } from '../../src/cli/backup.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import * as initialSchema from '../../src/db/migrations/0001-initial-schema.js';
 import { testEngines, type ScratchDatabase } from '../../src/db/test-engines.testing.js';
 import { run } from '../support/processes.js';
 import { REPO_ROOT, SERVER_DIST } from '../support/repo.js';
@@ -143,6 +145,27 @@ describe.each(testEngines())('backup and restore on $name', (engine) => {
     expect(forced.code, forced.stderr).toBe(0);
     expect(await snapshotTables(handle.db)).toBe(restoredSnapshot);
     await handle.close();
+  });
+
+  it('backs up a database an older portal left, before the upgrade migrates it', async () => {
+    const older = await engine.createScratchDatabase();
+    try {
+      const handle = older.open();
+      await migrateToLatest(handle, { '0001-initial-schema': initialSchema });
+      await handle.close();
+      await cp(path.join(portal.dataDir, 'ca'), path.join(older.dataDir, 'ca'), {
+        recursive: true,
+      });
+      const file = path.join(workDir, 'older.zip');
+      const backup = await cli(['backup', file], older.options.databaseUrl, older.dataDir);
+      expect(backup.code, backup.stderr).toBe(0);
+      const { manifest, tables } = await readBackup(file);
+      expect(manifest.migrations).toEqual(['0001-initial-schema']);
+      expect(manifest.tables).not.toHaveProperty('failure_windows');
+      expect(tables.failure_windows).toEqual([]);
+    } finally {
+      await older.drop();
+    }
   });
 
   it('refuses an archive of another format version, and a file that is no backup', async () => {
