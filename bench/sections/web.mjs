@@ -129,19 +129,44 @@ export async function webSection({ quick, workDir, log }) {
       for (const page of pages) {
         log(`  lighthouse ${page}`);
         const output = path.join(workDir, `lighthouse-${pages.indexOf(page)}.json`);
-        await run(
-          lighthouseBin,
-          [
-            `${origin}${page}`,
-            `--chrome-path=${chromium}`,
-            '--chrome-flags=--headless --no-sandbox --disable-gpu --ignore-certificate-errors',
-            '--only-categories=performance,accessibility',
-            '--output=json',
-            `--output-path=${output}`,
-            '--quiet',
-          ],
-          { env: { ...process.env, CHROME_PATH: chromium } },
-        );
+        // Lighthouse now and then loses the trace of a page load (NO_NAVSTART): try again.
+        let failure = '';
+        for (let attempt = 1; attempt <= 3; attempt++) {
+          try {
+            await run(
+              lighthouseBin,
+              [
+                `${origin}${page}`,
+                `--chrome-path=${chromium}`,
+                '--chrome-flags=--headless --no-sandbox --disable-gpu --ignore-certificate-errors',
+                '--only-categories=performance,accessibility',
+                '--output=json',
+                `--output-path=${output}`,
+                '--quiet',
+              ],
+              { env: { ...process.env, CHROME_PATH: chromium } },
+            );
+            failure = '';
+            break;
+          } catch (error) {
+            failure = error instanceof Error ? error.message : String(error);
+            log(`  lighthouse ${page}: attempt ${attempt} failed`);
+          }
+        }
+        if (failure !== '') {
+          lighthouse[page] = { failure };
+          lighthouseRows.push([
+            `\`${page}\``,
+            `failed: ${failure.slice(-160)}`,
+            '',
+            '',
+            '',
+            '',
+            '',
+            '',
+          ]);
+          continue;
+        }
         const report = JSON.parse(await readFile(output, 'utf8'));
         const audit = (/** @type {string} */ id) => report.audits[id]?.numericValue;
         const figures = {
