@@ -198,6 +198,10 @@ describe('the admin area with a real admin key', () => {
     await expect.poll(focused).toBe('Delete');
     await page.keyboard.press('Enter');
     await page.getByRole('dialog', { name: `Delete ${code}?` }).waitFor();
+    // The dialog listens for Escape once it has taken the focus (both happen in one effect pass).
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.closest('[role="dialog"]') != null))
+      .toBe(true);
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     await expect

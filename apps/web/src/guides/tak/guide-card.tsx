@@ -1,6 +1,6 @@
-import * as Collapsible from '@radix-ui/react-collapsible';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { CollapsibleCard } from '../../components/collapsible-card';
 import { EnlargeableImage } from '../../components/enlarge-image-dialog';
 import { TAK_GUIDES_NS } from './structure';
 
@@ -32,46 +32,34 @@ export function GuideCardView({
   const steps = strings(t(`${base}.steps`, { returnObjects: true }));
   const note = i18n.exists(`${base}.note`, { ns: TAK_GUIDES_NS }) ? t(`${base}.note`) : undefined;
   return (
-    <Collapsible.Root
+    <CollapsibleCard
+      title={t(`${base}.title`)}
       open={open}
       onOpenChange={setOpen}
-      className="rounded-lg border border-stone-200 bg-white shadow-sm"
+      contentClassName="space-y-3 px-4 pb-4 text-stone-800"
     >
-      <h2>
-        <Collapsible.Trigger className="group flex min-h-12 w-full items-center justify-between gap-3 rounded-lg px-4 py-3 text-left text-lg font-bold focus-visible:outline-3 focus-visible:outline-amber-500">
-          <span>{t(`${base}.title`)}</span>
-          <span
-            aria-hidden="true"
-            className="shrink-0 text-emerald-900 transition-transform group-data-[state=open]:rotate-180"
-          >
-            ▾
-          </span>
-        </Collapsible.Trigger>
-      </h2>
-      <Collapsible.Content className="space-y-3 px-4 pb-4 text-stone-800">
-        {image !== undefined && (
-          <div className="mx-auto max-w-xs">
-            <EnlargeableImage src={image} alt={t(`${base}.image_alt`)} />
-          </div>
-        )}
-        {text.map((paragraph, index) => (
-          <p key={index}>{paragraph}</p>
-        ))}
-        {steps.length > 0 && (
-          <ol className="list-decimal space-y-2 pl-6">
-            {steps.map((step, index) => (
-              <li key={index}>{step}</li>
-            ))}
-          </ol>
-        )}
-        {children}
-        {note !== undefined && (
-          <p className="rounded-md border-l-4 border-amber-500 bg-amber-50 p-3 text-stone-900">
-            <span className="font-semibold">{tc('tak.nav.note')}: </span>
-            {note}
-          </p>
-        )}
-      </Collapsible.Content>
-    </Collapsible.Root>
+      {image !== undefined && (
+        <div className="mx-auto max-w-xs">
+          <EnlargeableImage src={image} alt={t(`${base}.image_alt`)} />
+        </div>
+      )}
+      {text.map((paragraph, index) => (
+        <p key={index}>{paragraph}</p>
+      ))}
+      {steps.length > 0 && (
+        <ol className="list-decimal space-y-2 pl-6">
+          {steps.map((step, index) => (
+            <li key={index}>{step}</li>
+          ))}
+        </ol>
+      )}
+      {children}
+      {note !== undefined && (
+        <p className="rounded-md border-l-4 border-amber-500 bg-amber-50 p-3 text-stone-900">
+          <span className="font-semibold">{tc('tak.nav.note')}: </span>
+          {note}
+        </p>
+      )}
+    </CollapsibleCard>
   );
 }

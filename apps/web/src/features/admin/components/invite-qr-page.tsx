@@ -1,9 +1,8 @@
-import { QRCodeSVG } from 'qrcode.react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
-import { Button, LinkButton } from '../../../components/button';
+import { LinkButton } from '../../../components/button';
+import { CopyLinkButton, LinkQrCode } from '../../../components/share-link';
 import { publicOrigin } from '../../../lib/hosts';
-import { useCopied } from '../../../lib/use-copied';
 import { adminPaths } from '../paths';
 import { AdminPage } from './admin-page';
 
@@ -16,38 +15,16 @@ export function inviteLink(code: string, origin = publicOrigin()): string {
 export function InviteQrPage() {
   const { t } = useTranslation();
   const { inviteCode = '' } = useParams();
-  const { copied, copy, copyError } = useCopied();
   const link = inviteLink(inviteCode);
   return (
     <AdminPage title={t('admin.code.title', { code: inviteCode })} back={adminPaths.codeList}>
-      <div className="flex justify-center rounded-lg border border-stone-200 bg-white p-4">
-        <QRCodeSVG
-          value={link}
-          size={240}
-          marginSize={2}
-          role="img"
-          aria-label={t('admin.code.qr_label', { code: inviteCode })}
-          className="h-auto w-full max-w-[280px]"
-        />
-      </div>
+      <LinkQrCode link={link} size={240} label={t('admin.code.qr_label', { code: inviteCode })} />
       <p className="rounded-md bg-stone-100 p-3 font-mono text-sm break-all">{link}</p>
-      <Button
-        variant="secondary"
-        className="w-full"
-        onClick={() => {
-          copy(link);
-        }}
-      >
-        {copied ? t('admin.code.copied') : t('admin.code.copy_link')}
-      </Button>
-      <p aria-live="polite" className="sr-only">
-        {copied ? t('admin.code.copied') : ''}
-      </p>
-      {copyError !== null && (
-        <p role="alert" className="text-red-700">
-          {t('action_failed')} {copyError}
-        </p>
-      )}
+      <CopyLinkButton
+        link={link}
+        copyLabel={t('admin.code.copy_link')}
+        copiedLabel={t('admin.code.copied')}
+      />
       <section
         aria-labelledby="invite-instructions"
         className="rounded-lg border border-stone-200 bg-white p-4"

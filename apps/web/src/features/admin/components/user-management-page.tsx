@@ -1,4 +1,4 @@
-import * as Collapsible from '@radix-ui/react-collapsible';
+import { CollapsibleCard } from '../../../components/collapsible-card';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -22,48 +22,38 @@ function UserGroup({
   onPick: (person: Person) => void;
 }) {
   return (
-    <Collapsible.Root
+    <CollapsibleCard
       defaultOpen={defaultOpen}
-      className="rounded-lg border border-stone-200 bg-white shadow-sm"
+      contentClassName="border-t border-stone-200"
+      title={
+        <>
+          {title} <span className="font-normal text-stone-600">({people.length})</span>
+        </>
+      }
     >
-      <h2>
-        <Collapsible.Trigger className="group flex min-h-11 w-full items-center justify-between gap-2 px-4 py-3 text-left text-lg font-semibold focus-visible:outline-3 focus-visible:outline-amber-500">
-          <span>
-            {title} <span className="font-normal text-stone-600">({people.length})</span>
-          </span>
-          <span
-            aria-hidden="true"
-            className="transition-transform group-data-[state=open]:rotate-180"
-          >
-            ▾
-          </span>
-        </Collapsible.Trigger>
-      </h2>
-      <Collapsible.Content className="border-t border-stone-200">
-        {people.length === 0 ? (
-          <p className="px-4 py-3 text-stone-700">{empty}</p>
-        ) : (
-          <ul className="divide-y divide-stone-200">
-            {people.map((person) => (
-              <li key={person.callsign}>
-                <button
-                  type="button"
-                  onClick={() => {
-                    onPick(person);
-                  }}
-                  className="flex min-h-11 w-full items-center justify-between gap-2 px-4 py-2 text-left break-all hover:bg-emerald-50 focus-visible:outline-3 focus-visible:outline-amber-500"
-                >
-                  <span className="font-medium">{person.callsign}</span>
-                  <span aria-hidden="true" className="text-stone-500">
-                    ›
-                  </span>
-                </button>
-              </li>
-            ))}
-          </ul>
-        )}
-      </Collapsible.Content>
-    </Collapsible.Root>
+      {people.length === 0 ? (
+        <p className="px-4 py-3 text-stone-700">{empty}</p>
+      ) : (
+        <ul className="divide-y divide-stone-200">
+          {people.map((person) => (
+            <li key={person.callsign}>
+              <button
+                type="button"
+                onClick={() => {
+                  onPick(person);
+                }}
+                className="flex min-h-11 w-full items-center justify-between gap-2 px-4 py-2 text-left break-all hover:bg-emerald-50 focus-visible:outline-3 focus-visible:outline-amber-500"
+              >
+                <span className="font-medium">{person.callsign}</span>
+                <span aria-hidden="true" className="text-stone-500">
+                  ›
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </CollapsibleCard>
   );
 }
 

@@ -1,13 +1,11 @@
-import * as Collapsible from '@radix-ui/react-collapsible';
 import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { QRCodeSVG } from 'qrcode.react';
 import { useTranslation } from 'react-i18next';
-import { Button } from '../../../components/button';
+import { CollapsibleCard } from '../../../components/collapsible-card';
+import { CopyLinkButton, LinkQrCode } from '../../../components/share-link';
 import { mtlsOrigin } from '../../../lib/hosts';
 import { STORAGE_KEYS, readStored } from '../../../lib/storage-keys';
 import { acceptanceQueryOptions } from '../api/acceptance';
-import { useCopied } from '../../../lib/use-copied';
 
 /** The link an admin opens to approve this enrollment (spec §2). */
 export function approvalLink(callsign: string, approveCode: string, origin = mtlsOrigin()): string {
@@ -33,7 +31,6 @@ export function EnrollmentPage({
   }));
   const missing = stored.callsign === null || stored.approveCode === null;
   const acceptance = useQuery({ ...acceptanceQueryOptions(), enabled: !missing });
-  const { copied, copy, copyError } = useCopied();
   const accepted = acceptance.data === true;
 
   useEffect(() => {
@@ -57,51 +54,21 @@ export function EnrollmentPage({
         <dt className="font-semibold">{t('enrollment.approval_code')}</dt>
         <dd className="font-mono text-lg tracking-widest">{stored.approveCode}</dd>
       </dl>
-      <div className="mt-5 flex justify-center rounded-lg border border-stone-200 bg-white p-4">
-        <QRCodeSVG
-          value={link}
-          size={200}
-          marginSize={2}
-          role="img"
-          aria-label={t('enrollment.qr_label')}
-          className="h-auto w-full max-w-[240px]"
+      <div className="mt-5 flex flex-col gap-4">
+        <LinkQrCode link={link} size={200} label={t('enrollment.qr_label')} />
+        <CopyLinkButton
+          link={link}
+          copyLabel={t('enrollment.copy_link')}
+          copiedLabel={t('enrollment.copied')}
         />
-      </div>
-      <Button
-        className="mt-4 w-full"
-        variant="secondary"
-        onClick={() => {
-          copy(link);
-        }}
-      >
-        {copied ? t('enrollment.copied') : t('enrollment.copy_link')}
-      </Button>
-      <p aria-live="polite" className="sr-only">
-        {copied ? t('enrollment.copied') : ''}
-      </p>
-      {copyError !== null && (
-        <p role="alert" className="mt-2 text-red-700">
-          {t('action_failed')} {copyError}
-        </p>
-      )}
-      <Collapsible.Root className="mt-5 rounded-lg border border-stone-200 bg-white">
-        <Collapsible.Trigger className="group flex min-h-11 w-full items-center justify-between px-4 py-2 text-left font-semibold focus-visible:outline-3 focus-visible:outline-amber-500">
-          {t('enrollment.instructions_title')}
-          <span
-            aria-hidden="true"
-            className="transition-transform group-data-[state=open]:rotate-180"
-          >
-            ▾
-          </span>
-        </Collapsible.Trigger>
-        <Collapsible.Content className="px-4 pb-4">
+        <CollapsibleCard title={t('enrollment.instructions_title')}>
           <ol className="list-decimal space-y-1 pl-5">
             <li>{t('enrollment.instructions.scan')}</li>
             <li>{t('enrollment.instructions.copy')}</li>
             <li>{t('enrollment.instructions.send')}</li>
           </ol>
-        </Collapsible.Content>
-      </Collapsible.Root>
+        </CollapsibleCard>
+      </div>
       <p role="status" aria-live="polite" className="mt-5 text-center text-stone-700">
         {acceptance.isFetching || acceptance.isPending ? t('enrollment.checking') : ''}
         {acceptance.isError ? t('enrollment.check_failed') : ''}
