@@ -1,5 +1,5 @@
 import { createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
-import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   errors as joseErrors,
@@ -42,6 +42,27 @@ export interface IssuedToken {
   claims: TokenClaims;
 }
 
+/**
+ * Writes a new key beside the final name and hard-links it into place: linking never replaces a
+ * file, so when several instances sharing the data directory start at once, exactly one key wins
+ * and every instance uses that one (a token signed by any instance verifies on all of them).
+ */
+async function createKeyFile(file: string): Promise<string> {
+  const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
+  const pem = await exportPKCS8(privateKey);
+  const temporary = `${file}.${randomUUID()}.tmp`;
+  await writeFile(temporary, pem, { mode: 0o600, flag: 'wx' });
+  try {
+    await link(temporary, file);
+    return pem;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return await readFile(file, 'utf8');
+  } finally {
+    await unlink(temporary);
+  }
+}
+
 async function loadOrCreateKey(dir: string): Promise<{
   privateKey: CryptoKey;
   publicKey: KeyObject;
@@ -52,13 +73,10 @@ async function loadOrCreateKey(dir: string): Promise<{
     pem = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
-    pem = await exportPKCS8(privateKey);
-    const temporary = `${file}.${process.pid}.tmp`;
-    await writeFile(temporary, pem, { mode: 0o600, flag: 'wx' });
-    await rename(temporary, file);
+    pem = await createKeyFile(file);
   }
-  await chmod(file, 0o600);
+  // Only tighten a too-open key: a read-only mounted secret that is already private stays as is.
+  if (((await stat(file)).mode & 0o077) !== 0) await chmod(file, 0o600);
   const privateKey = await importPKCS8(pem, ALGORITHM, { extractable: true });
   return { privateKey, publicKey: createPublicKey(pem) };
 }
