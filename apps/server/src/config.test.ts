@@ -110,6 +110,14 @@ describe('loadConfig', () => {
     );
   });
 
+  it('refuses certificate files in proxy mode, where they would be silently unused', () => {
+    const proxy = { PORTAL_TLS_MODE: 'proxy', PORTAL_TRUSTED_PROXIES: '127.0.0.1' };
+    expect(() =>
+      loadConfig({ ...proxy, PORTAL_TLS_CERT: 'cert.pem', PORTAL_TLS_KEY: 'key.pem' }, { cwd }),
+    ).toThrow(/PORTAL_TLS_CERT, PORTAL_TLS_KEY: not used when PORTAL_TLS_MODE=proxy/);
+    expect(loadConfig(proxy, { cwd }).tlsMode).toBe('proxy');
+  });
+
   it('wants both TLS files or neither', () => {
     expect(() => loadConfig({ PORTAL_TLS_CERT: 'cert.pem' }, { cwd })).toThrow(
       /PORTAL_TLS_CERT, PORTAL_TLS_KEY/,

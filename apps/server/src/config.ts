@@ -278,6 +278,11 @@ export function loadConfig(
       'Invalid configuration:\n  PORTAL_TRUSTED_PROXIES: must name the proxy (address or CIDR range) when PORTAL_TLS_MODE=proxy',
     );
   }
+  if (tlsMode === 'proxy' && settings.PORTAL_TLS_CERT !== undefined) {
+    throw new ConfigError(
+      'Invalid configuration:\n  PORTAL_TLS_CERT, PORTAL_TLS_KEY: not used when PORTAL_TLS_MODE=proxy (the proxy holds the certificate); remove them',
+    );
+  }
   const cwd = options.cwd ?? process.cwd();
   const host = settings.PORTAL_HOST;
   const mtlsHost = `mtls.${host}`;
