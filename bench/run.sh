@@ -6,9 +6,9 @@
 #
 # Installs bench/'s own dependencies (autocannon, lighthouse) on demand, outside the root
 # workspaces; runs the sections against the built server (apps/server/dist, or with --own-build a
-# private build in apps/server/.bench/dist); starts a throw-away PostgreSQL for the API section
-# when Debian's server binaries are there. Writes bench/results/latest.{md,json}; --record also
-# puts the figures into bench/RESULTS.md. Measurements only: nothing here is a test.
+# private build in apps/server/.bench/dist); starts a throw-away PostgreSQL for the API and growth
+# sections when Debian's server binaries are there. Writes bench/results/latest.{md,json};
+# --record also puts the figures into bench/RESULTS.md. Measurements only: nothing here is a test.
 set -euo pipefail
 
 bench_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -16,14 +16,17 @@ repo_dir="$(dirname "$bench_dir")"
 cd "$repo_dir"
 
 own_build=0
-wants_api=1
+wants_postgres=1
 args=()
 for arg in "$@"; do
   case "$arg" in
     --own-build) own_build=1 ;;
-    --only=*) [[ "${arg#--only=}" == *api* ]] || wants_api=0; args+=("$arg") ;;
+    --only=*)
+      [[ "${arg#--only=}" =~ api|growth ]] || wants_postgres=0
+      args+=("$arg")
+      ;;
     --quick | --record) args+=("$arg") ;;
-    -h | --help) sed -n '2,12p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,11p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "bench: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -60,7 +63,7 @@ elif [ ! -f apps/server/dist/server.js ]; then
   exit 1
 fi
 
-if [ "$wants_api" -eq 1 ] && [ -z "${PORTAL_TEST_POSTGRES_URL:-}" ] &&
+if [ "$wants_postgres" -eq 1 ] && [ -z "${PORTAL_TEST_POSTGRES_URL:-}" ] &&
   ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then
   exec bash scripts/with-postgres.sh node "$bench_dir/run.mjs" "${args[@]}"
 fi

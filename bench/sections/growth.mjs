@@ -1,8 +1,10 @@
 // Section 4: growth. The member list, the enrollment list and the CRL from 100 to 100,000
-// members (SQLite): time and size, so the cost curve is known before a deployment reaches it.
+// members: time and size, so the cost curve is known before a deployment reaches it. SQLite, and
+// PostgreSQL too in full mode when run.sh started one.
 import path from 'node:path';
 import { fmt, kb, loadAverage, percentile, startChild, table } from '../lib/common.mjs';
 import { requestOnce, sequentialClient } from '../lib/client.mjs';
+import { createPostgresDatabase } from '../lib/postgres.mjs';
 
 const portalScript = new URL('../lib/portal-process.mjs', import.meta.url).pathname;
 const REVOKED_SHARE = 0.1;
@@ -17,12 +19,21 @@ export async function growthSection({ quick, workDir, log }) {
   const rows = [];
   /** @type {Record<string, unknown>} */
   const results = {};
-  for (const size of sizes) {
+  const postgresUrl = process.env.PORTAL_TEST_POSTGRES_URL;
+  const runs = sizes.map((size) => /** @type {const} */ (['sqlite', size]));
+  if (!quick && postgresUrl)
+    runs.push(...sizes.map((size) => /** @type {const} */ (['postgres', size])));
+  for (const [engine, size] of runs) {
     const pending = Math.round(size / 10);
-    log(`  growth: ${size} members`);
+    log(`  growth: ${size} members on ${engine}`);
+    const databaseUrl =
+      engine === 'postgres' && postgresUrl
+        ? await createPostgresDatabase(postgresUrl, `bench_growth_${size}_${process.pid}`)
+        : undefined;
     const portal = await startChild(portalScript, [
       JSON.stringify({
-        dataDir: path.join(workDir, `growth-${size}`),
+        dataDir: path.join(workDir, `growth-${engine}-${size}`),
+        databaseUrl,
         active: size,
         pending,
         revokedShare: REVOKED_SHARE,
@@ -61,8 +72,9 @@ export async function growthSection({ quick, workDir, log }) {
         coldMs: cold.ms,
         warmP50: percentile(warm, 50),
       };
-      results[size] = figures;
+      results[`${engine} ${size}`] = figures;
       rows.push([
+        engine,
         size,
         pending,
         fmt(info.seedMs / 1000, 1),
@@ -81,12 +93,13 @@ export async function growthSection({ quick, workDir, log }) {
   }
   const loadAfter = loadAverage();
   const markdown = [
-    '## 4. Growth (SQLite)',
+    '## 4. Growth',
     '',
-    `Load average before: ${loadBefore}; after: ${loadAfter}. N active members (each with an approved enrollment and a certificate, ${REVOKED_SHARE * 100} % of those certificates revoked) plus N/10 pending enrollees. One client on a keep-alive connection; times in ms, median of ${quick ? 3 : '15 (5 at 100,000)'} requests (slowest in brackets). The CRL's cold time includes signing it; warm is the cached CRL after the revocation check.`,
+    `Load average before: ${loadBefore}; after: ${loadAfter}. N active members (each with an approved enrollment and a certificate, ${REVOKED_SHARE * 100} % of those certificates revoked) plus N/10 pending enrollees. One client on a keep-alive connection; times in ms, median of ${quick ? 3 : '15 (5 at 100,000)'} requests (slowest in brackets). The CRL's cold time includes signing it; warm is the cached CRL after the revocation check.${!quick && postgresUrl ? '' : ' PostgreSQL: only in full mode with a server from run.sh.'}`,
     '',
     table(
       [
+        'engine',
         'members',
         'pending',
         'seed s',
