@@ -18,6 +18,7 @@ import {
   listEnrollments,
   type Decision,
   type Enrollment,
+  type ListedEnrollment,
 } from './repository.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -108,7 +109,7 @@ export class EnrollmentService {
   }
 
   /** Every enrollment, oldest first. */
-  list(): Promise<Enrollment[]> {
+  list(): Promise<ListedEnrollment[]> {
     return listEnrollments(this.options.db);
   }
 
