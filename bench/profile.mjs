@@ -2,12 +2,14 @@
 // enrollees (as in section 2), and prints the functions with the most self time.
 //
 // Usage: node bench/profile.mjs [people/list|enrollment/list|poll|check-auth] [seconds]
+// On PostgreSQL: bash scripts/with-postgres.sh node bench/profile.mjs people/list 5
 // The .cpuprofile lands in bench/results/profiles/ (open it in Chrome DevTools).
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { benchDir, startChild } from './lib/common.mjs';
 import { cannon, namedTargets, requestOnce } from './lib/client.mjs';
+import { createPostgresDatabase } from './lib/postgres.mjs';
 import { ACTIVE, PENDING } from './sections/api.mjs';
 
 const which = process.argv[2] ?? 'people/list';
@@ -22,7 +24,19 @@ const profileFile = path.join(
 const workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-profile-'));
 const portal = await startChild(
   new URL('./lib/portal-process.mjs', import.meta.url).pathname,
-  [JSON.stringify({ dataDir: path.join(workDir, 'data'), active: ACTIVE, pending: PENDING })],
+  [
+    JSON.stringify({
+      dataDir: path.join(workDir, 'data'),
+      databaseUrl: process.env.PORTAL_TEST_POSTGRES_URL
+        ? await createPostgresDatabase(
+            process.env.PORTAL_TEST_POSTGRES_URL,
+            `bench_profile_${process.pid}`,
+          )
+        : undefined,
+      active: ACTIVE,
+      pending: PENDING,
+    }),
+  ],
   { env: { BENCH_PROFILE: profileFile } },
 );
 const { info } = portal;
