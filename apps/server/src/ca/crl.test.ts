@@ -149,6 +149,26 @@ describe('createCrl', () => {
     expect(text).toMatch(new RegExp(`CRL Number: \\s+${(2n ** 100n).toString()}\\n`));
   });
 
+  it('lists every one of thousands of revoked serials, and OpenSSL accepts its signature', async () => {
+    const revokedAt = new Date();
+    const serials = Array.from({ length: 5000 }, (_, index) =>
+      (0x800000 + index).toString(16).padStart(8, '0'),
+    );
+    const crl = await ca.createCrl({
+      revoked: serials.map((serial) => ({ serial, revokedAt })),
+      crlNumber: 7n,
+      nextUpdate: new Date(revokedAt.getTime() + DAY_MS),
+    });
+    const file = await write('large.pem', crl.pem);
+    const text = await openssl(['crl', '-in', file, '-text', '-noout']);
+    const listed = [...text.matchAll(/Serial Number: ([0-9A-F]+)/g)].map((match) =>
+      match[1]?.toLowerCase(),
+    );
+    expect(listed).toEqual(serials.map((serial) => serial.replace(/^0+/, '')));
+    const verified = await runOpenssl(['crl', '-in', file, '-CAfile', files.chain, '-noout']);
+    expect(verified.stdout + verified.stderr).toContain('verify OK');
+  });
+
   it('rejects a negative CRL number and a nextUpdate before thisUpdate', async () => {
     await expect(
       ca.createCrl({ revoked: [], crlNumber: -1n, nextUpdate: new Date(Date.now() + DAY_MS) }),
