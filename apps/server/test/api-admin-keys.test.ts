@@ -185,7 +185,12 @@ describe.each(testEngines())('admin and key calls on $name', (engine) => {
       const response = await h.asBoss('GET', apiPaths.peopleList);
 
       expect(response.status).toBe(200);
-      const { callsign_list: list } = peopleListResponseSchema.parse(response.json());
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      // Exactly the contract's shape, nothing more (the database writes this JSON).
+      const { callsign_list: list } = peopleListResponseSchema.strict().parse(response.json());
+      expect(list.every((entry) => Object.keys(entry).sort().join() === 'callsign,roles')).toBe(
+        true,
+      );
       expect(list).toContainEqual({ callsign: 'Boss1', roles: ['admin'] });
       expect(list).toContainEqual({ callsign: 'Listed1', roles: [] });
       const callsigns = list.map((entry) => entry.callsign);

@@ -45,6 +45,7 @@ export function advisoryLockKey(name: string): string {
     .toString();
 }
 
-function isPostgres(executor: Executor): boolean {
+/** True on PostgreSQL, false on SQLite: for the few queries whose SQL differs between them. */
+export function isPostgres(executor: Executor): boolean {
   return executor.getExecutor().adapter instanceof PostgresAdapter;
 }

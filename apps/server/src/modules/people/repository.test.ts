@@ -7,7 +7,7 @@ import {
   countActiveAdmins,
   findMemberByCallsign,
   insertMember,
-  listActiveMembers,
+  listActiveMembersJson,
   removeMemberRole,
   setMemberStatus,
 } from './repository.js';
@@ -212,6 +212,7 @@ describe.each(testEngines())('people repository on $name', (engine) => {
           roles: admin ? ['admin'] : [],
           at: T,
         });
+      expect(await listActiveMembersJson(db)).toBe('[]');
       await add('zulu', 'active', true);
       await add('Alpha', 'active', false);
       await add('mike', 'active', true);
@@ -220,12 +221,11 @@ describe.each(testEngines())('people repository on $name', (engine) => {
       await add('9niner', 'active', false);
 
       expect(await countActiveAdmins(db)).toBe(2);
-      const listed = await listActiveMembers(db);
-      expect(listed.map((m) => [m.callsign, m.roles])).toEqual([
-        ['9niner', []],
-        ['Alpha', []],
-        ['mike', ['admin']],
-        ['zulu', ['admin']],
+      expect(JSON.parse(await listActiveMembersJson(db))).toEqual([
+        { callsign: '9niner', roles: [] },
+        { callsign: 'Alpha', roles: [] },
+        { callsign: 'mike', roles: ['admin'] },
+        { callsign: 'zulu', roles: ['admin'] },
       ]);
     } finally {
       await scratchDb.drop();

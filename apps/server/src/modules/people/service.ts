@@ -9,9 +9,8 @@ import {
   addMemberRole,
   countActiveAdmins,
   findMemberByCallsign,
-  listActiveMembers,
+  listActiveMembersJson,
   removeMemberRole,
-  type ListedMember,
   type Member,
 } from './repository.js';
 import { MEMBERSHIP_LOCK, revokeMember, type RevocationResult } from './revocation.js';
@@ -43,8 +42,9 @@ export class PeopleService {
     private readonly now: () => Date,
   ) {}
 
-  listActive(): Promise<ListedMember[]> {
-    return listActiveMembers(this.db);
+  /** The member list as JSON text, ready to send (see `listActiveMembersJson`). */
+  listActiveJson(): Promise<string> {
+    return listActiveMembersJson(this.db);
   }
 
   /** Revokes the member and all their certificates; 404 unknown or revoked, 409 self or last admin. */
