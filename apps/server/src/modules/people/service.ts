@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, Role } from '../../db/schema.js';
-import { lockForTransaction } from '../../db/transaction.js';
+import { isPostgres, lockForTransaction, type Executor } from '../../db/transaction.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/repository.js';
 import type { ValidUser } from '../auth/identity.js';
@@ -10,6 +10,7 @@ import {
   countActiveAdmins,
   findMemberByCallsign,
   listActiveMembersJson,
+  memberListFingerprint,
   removeMemberRole,
   type Member,
 } from './repository.js';
@@ -42,9 +43,30 @@ export class PeopleService {
     private readonly now: () => Date,
   ) {}
 
-  /** The member list as JSON text, ready to send (see `listActiveMembersJson`). */
+  /** The last member list this instance built, and the fingerprint the data had then. */
+  private cachedList: { fingerprint: string; json: string } | undefined;
+
+  /**
+   * The member list as JSON text, ready to send (see `listActiveMembersJson`). Building it is most
+   * of the request at 10,000 members, so the last list is sent again while the database's
+   * fingerprint of it (`memberListFingerprint`) is unchanged. The fingerprint is read first (on
+   * PostgreSQL in the list's snapshot): a list is never cached under a newer fingerprint than its
+   * own, so a change made through any instance shows on the next read.
+   */
   listActiveJson(): Promise<string> {
-    return listActiveMembersJson(this.db);
+    const build = async (executor: Executor) => {
+      const fingerprint = await memberListFingerprint(executor);
+      if (this.cachedList?.fingerprint === fingerprint) return this.cachedList.json;
+      const json = await listActiveMembersJson(executor);
+      this.cachedList = { fingerprint, json };
+      return json;
+    };
+    if (!isPostgres(this.db)) return build(this.db);
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode('read only')
+      .execute(build);
   }
 
   /** Revokes the member and all their certificates; 404 unknown or revoked, 409 self or last admin. */
