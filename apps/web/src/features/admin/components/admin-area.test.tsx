@@ -6,7 +6,7 @@ import { apiPaths } from '@callsign/contract';
 import { renderWithProviders } from '../../../test/render';
 import { server } from '../../../test/server';
 import { AuthProvider } from '../../auth/components/auth-provider';
-import { listenWithMockApi } from '../mock-api.testing';
+import { listenWithMockApi } from '../../../test/server';
 import { AdminArea } from './admin-area';
 
 listenWithMockApi();

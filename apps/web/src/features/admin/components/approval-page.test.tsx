@@ -6,7 +6,7 @@ import { Route, Routes, useLocation } from 'react-router';
 import { apiPaths } from '@callsign/contract';
 import { renderWithProviders } from '../../../test/render';
 import { server } from '../../../test/server';
-import { listenWithMockApi } from '../mock-api.testing';
+import { listenWithMockApi } from '../../../test/server';
 import { ApprovalPage } from './approval-page';
 
 listenWithMockApi();

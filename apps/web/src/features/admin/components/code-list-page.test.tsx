@@ -6,7 +6,7 @@ import { Route, Routes } from 'react-router';
 import { API_PREFIX, apiPaths } from '@callsign/contract';
 import { renderWithProviders } from '../../../test/render';
 import { server } from '../../../test/server';
-import { listenWithMockApi } from '../mock-api.testing';
+import { listenWithMockApi } from '../../../test/server';
 import { CodeListPage } from './code-list-page';
 import { InviteQrPage, inviteLink } from './invite-qr-page';
 

@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { API_PREFIX, apiPaths } from '@callsign/contract';
 import { renderWithProviders } from '../../../test/render';
 import { server } from '../../../test/server';
-import { listenWithMockApi } from '../mock-api.testing';
+import { listenWithMockApi } from '../../../test/server';
 import { UserManagementPage } from './user-management-page';
 
 listenWithMockApi();

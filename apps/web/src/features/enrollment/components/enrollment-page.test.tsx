@@ -1,20 +1,14 @@
 import { act, screen } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ACCEPTANCE_POLL_INTERVAL_MS, apiPaths } from '@callsign/contract';
 import { renderWithProviders } from '../../../test/render';
-import { server } from '../../../test/server';
+import { listenWithMockApi, server } from '../../../test/server';
 import { EnrollmentPage, approvalLink } from './enrollment-page';
 
-beforeAll(() => {
-  server.listen({ onUnhandledRequest: 'error' });
-});
+listenWithMockApi();
 afterEach(() => {
-  server.resetHandlers();
   vi.useRealTimers();
-});
-afterAll(() => {
-  server.close();
 });
 
 beforeEach(() => {

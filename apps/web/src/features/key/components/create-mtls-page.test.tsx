@@ -1,19 +1,14 @@
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { apiPaths } from '@callsign/contract';
 import { renderWithProviders } from '../../../test/render';
-import { server } from '../../../test/server';
+import { listenWithMockApi, server } from '../../../test/server';
 import { downloadKey } from '../api/key-download';
 import { CreateMtlsPage, keyNavigationUrl } from './create-mtls-page';
 
-beforeAll(() => {
-  server.listen({ onUnhandledRequest: 'error' });
-});
-afterAll(() => {
-  server.close();
-});
+listenWithMockApi();
 
 /** Catches the file the page saves: the object URL and the download name of the link. */
 let saved: { name: string; href: string }[];
@@ -29,7 +24,6 @@ beforeEach(() => {
   });
 });
 afterEach(() => {
-  server.resetHandlers();
   vi.restoreAllMocks();
 });
 

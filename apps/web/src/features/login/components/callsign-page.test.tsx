@@ -2,25 +2,19 @@ import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { useEffect, type ReactNode } from 'react';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { apiPaths } from '@callsign/contract';
 import { renderWithProviders } from '../../../test/render';
-import { server } from '../../../test/server';
+import { listenWithMockApi, server } from '../../../test/server';
 import { CallsignPage } from './callsign-page';
 import { useLoginSession } from './login-session';
 
 vi.mock('../../../lib/navigation', () => ({ reloadTo: vi.fn() }));
 const { reloadTo } = await import('../../../lib/navigation');
 
-beforeAll(() => {
-  server.listen({ onUnhandledRequest: 'error' });
-});
+listenWithMockApi();
 afterEach(() => {
-  server.resetHandlers();
   vi.mocked(reloadTo).mockClear();
-});
-afterAll(() => {
-  server.close();
 });
 
 function Verified({ codeType, children }: { codeType: 'admin' | 'user'; children: ReactNode }) {

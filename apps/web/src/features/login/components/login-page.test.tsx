@@ -1,23 +1,15 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Route, Routes } from 'react-router';
 import { apiPaths } from '@callsign/contract';
 import { renderWithProviders } from '../../../test/render';
-import { server } from '../../../test/server';
+import { listenWithMockApi, server } from '../../../test/server';
 import { LoginPage } from './login-page';
 import { useLoginSession } from './login-session';
 
-beforeAll(() => {
-  server.listen({ onUnhandledRequest: 'error' });
-});
-afterEach(() => {
-  server.resetHandlers();
-});
-afterAll(() => {
-  server.close();
-});
+listenWithMockApi();
 
 /** Answers the two code checks; records which codes were asked about. */
 function codeChecks(adminCodes: string[], inviteCodes: string[]) {

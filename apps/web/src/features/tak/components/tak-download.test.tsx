@@ -1,19 +1,14 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { apiPaths, type InstructionsResponse } from '@callsign/contract';
 import { renderWithProviders } from '../../../test/render';
-import { server } from '../../../test/server';
+import { listenWithMockApi, server } from '../../../test/server';
 import { zipFromDataUrl } from '../api/tak-packages';
 import { TakDownloadButton } from './tak-download';
 
-beforeAll(() => {
-  server.listen({ onUnhandledRequest: 'error' });
-});
-afterAll(() => {
-  server.close();
-});
+listenWithMockApi();
 
 /** The files the dialog saves: the download name of the link and the blob behind it. */
 let saved: { name: string; blob: Blob }[];
@@ -34,7 +29,6 @@ beforeEach(() => {
   });
 });
 afterEach(() => {
-  server.resetHandlers();
   vi.restoreAllMocks();
 });
 
