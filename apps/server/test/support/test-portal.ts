@@ -2,7 +2,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
-import { buildPkcs12 } from '../../src/ca/pkcs12.js';
 import { insertEnrollment } from '../../src/modules/enrollment/repository.js';
 import { insertInviteCode } from '../../src/modules/invites/repository.js';
 import { insertMember } from '../../src/modules/people/repository.js';
@@ -76,15 +75,9 @@ export async function startTestPortal(options: StartTestPortalOptions = {}): Pro
   let stopped = false;
 
   const issueKey = async (callsign: string): Promise<MemberKey> => {
-    const issued = await running.portal.certificates.issueMemberCertificate(callsign);
-    const pfx = await buildPkcs12({
-      privateKeyPem: issued.privateKeyPem,
-      certificatePem: issued.certificatePem,
-      chainPem: issued.chainPem,
-      password: callsign,
-      friendlyName: callsign,
-      format: 'legacy',
-    });
+    const { certificates, database } = running.portal;
+    const { issued, pfx } = await certificates.mintMemberKeystore(callsign, 'legacy');
+    await certificates.record(database.db, issued, callsign, 'member');
     const pfxFile = path.join(workDir, `${callsign}-${issued.serial}.pfx`);
     await writeFile(pfxFile, pfx, { mode: 0o600 });
     return {
