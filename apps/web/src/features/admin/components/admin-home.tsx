@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { LinkButton } from '../../../components/button';
+import { Card } from '../../../components/card';
 import { TakCard } from '../../../components/tak-card';
 import { adminPaths } from '../paths';
 
@@ -14,18 +15,12 @@ export function AdminHome({ callsign }: { callsign: string }) {
           {t('admin.home.welcome', { callsign })}
         </p>
       </div>
-      <section
-        aria-labelledby="admin-users-title"
-        className="rounded-lg border border-stone-200 bg-white p-5 shadow-sm"
-      >
-        <h2 id="admin-users-title" className="text-xl font-bold">
-          {t('admin.home.users_title')}
-        </h2>
+      <Card title={t('admin.home.users_title')}>
         <p className="mt-2 text-stone-700">{t('admin.home.users_text')}</p>
         <LinkButton to={adminPaths.manageUsers} className="mt-4 w-full sm:w-auto">
           {t('admin.home.manage_users')}
         </LinkButton>
-      </section>
+      </Card>
       <TakCard />
     </div>
   );

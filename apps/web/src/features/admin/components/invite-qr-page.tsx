@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
 import { LinkButton } from '../../../components/button';
+import { Card } from '../../../components/card';
 import { CopyLinkButton, LinkQrCode } from '../../../components/share-link';
 import { publicOrigin } from '../../../lib/hosts';
 import { adminPaths } from '../paths';
@@ -25,19 +26,13 @@ export function InviteQrPage() {
         copyLabel={t('admin.code.copy_link')}
         copiedLabel={t('admin.code.copied')}
       />
-      <section
-        aria-labelledby="invite-instructions"
-        className="rounded-lg border border-stone-200 bg-white p-4"
-      >
-        <h2 id="invite-instructions" className="text-lg font-semibold">
-          {t('admin.code.instructions_title')}
-        </h2>
+      <Card title={t('admin.code.instructions_title')}>
         <ol className="mt-2 list-decimal space-y-1 pl-5">
           <li>{t('admin.code.instructions.share')}</li>
           <li>{t('admin.code.instructions.open')}</li>
           <li>{t('admin.code.instructions.approve')}</li>
         </ol>
-      </section>
+      </Card>
       <LinkButton to={adminPaths.codeList} className="w-full sm:w-auto sm:self-start">
         {t('admin.code.back')}
       </LinkButton>

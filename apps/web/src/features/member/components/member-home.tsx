@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next';
+import { Card } from '../../../components/card';
 import { TakCard } from '../../../components/tak-card';
 
 /** /app/users/{callsign}: the member's home (spec §2). */
@@ -7,20 +8,14 @@ export function MemberHome({ callsign }: { callsign: string }) {
   return (
     <div className="mx-auto flex w-full max-w-2xl flex-col gap-5 px-4 py-6">
       <h1 className="text-2xl font-bold">{t('member.welcome', { callsign })}</h1>
-      <section
-        aria-labelledby="member-details"
-        className="rounded-lg border border-stone-200 bg-white p-5 shadow-sm"
-      >
-        <h2 id="member-details" className="text-xl font-bold">
-          {t('member.details')}
-        </h2>
+      <Card title={t('member.details')}>
         <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-4 gap-y-2">
           <dt className="font-semibold">{t('member.callsign')}</dt>
           <dd className="break-all">{callsign}</dd>
           <dt className="font-semibold">{t('member.key')}</dt>
           <dd>{t('member.key_in_use')}</dd>
         </dl>
-      </section>
+      </Card>
       <TakCard />
     </div>
   );
