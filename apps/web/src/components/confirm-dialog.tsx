@@ -43,3 +43,39 @@ export function ConfirmDialog({
     />
   );
 }
+
+/**
+ * The footer of a confirmation step inside a larger dialog: Go back (focused, so Enter does not
+ * confirm by accident) and the dangerous action. Own keys: when the step opens, these are new
+ * buttons, so a second click on the button that opened the step does not confirm it.
+ */
+export function ConfirmStepButtons({
+  goBackLabel,
+  confirmLabel,
+  busy,
+  onGoBack,
+  onConfirm,
+}: {
+  goBackLabel: string;
+  confirmLabel: string;
+  busy: boolean;
+  onGoBack: () => void;
+  onConfirm: () => void;
+}) {
+  return (
+    <>
+      <Button
+        key="confirm-step-go-back"
+        variant="secondary"
+        autoFocus
+        disabled={busy}
+        onClick={onGoBack}
+      >
+        {goBackLabel}
+      </Button>
+      <Button key="confirm-step-confirm" variant="danger" disabled={busy} onClick={onConfirm}>
+        {confirmLabel}
+      </Button>
+    </>
+  );
+}

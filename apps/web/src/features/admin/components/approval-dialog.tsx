@@ -1,6 +1,7 @@
 import { useId, useReducer, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../../components/button';
+import { ConfirmStepButtons } from '../../../components/confirm-dialog';
 import { Dialog } from '../../../components/dialog';
 import { errorMessage } from '../../../lib/api-client';
 import { useApproveUser, useRejectUser } from '../api/approvals';
@@ -68,36 +69,23 @@ export function ApprovalDialog({
           title={t('admin.approval.reject_title', { callsign })}
           description={t('admin.approval.reject_text', { callsign })}
           footer={
-            <>
-              {/* Own keys: new buttons, so that a second click on Reject does not confirm. */}
-              <Button
-                key="cancel-reject"
-                variant="secondary"
-                autoFocus
-                disabled={busy}
-                onClick={() => {
-                  dispatch({ type: 'cancel-reject' });
-                }}
-              >
-                {t('admin.approval.go_back')}
-              </Button>
-              <Button
-                key="confirm-reject"
-                variant="danger"
-                disabled={busy}
-                onClick={() => {
-                  dispatch({ type: 'reject' });
-                  reject.mutate(callsign, {
-                    onSuccess: () => {
-                      dispatch({ type: 'succeeded' });
-                    },
-                    onError: failed,
-                  });
-                }}
-              >
-                {busy ? t('admin.approval.rejecting') : t('admin.approval.reject')}
-              </Button>
-            </>
+            <ConfirmStepButtons
+              goBackLabel={t('admin.approval.go_back')}
+              confirmLabel={busy ? t('admin.approval.rejecting') : t('admin.approval.reject')}
+              busy={busy}
+              onGoBack={() => {
+                dispatch({ type: 'cancel-reject' });
+              }}
+              onConfirm={() => {
+                dispatch({ type: 'reject' });
+                reject.mutate(callsign, {
+                  onSuccess: () => {
+                    dispatch({ type: 'succeeded' });
+                  },
+                  onError: failed,
+                });
+              }}
+            />
           }
         />
       );

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../../components/button';
+import { ConfirmStepButtons } from '../../../components/confirm-dialog';
 import { Dialog } from '../../../components/dialog';
 import { errorMessage } from '../../../lib/api-client';
 import { isConflict } from '../api/failure';
@@ -58,35 +59,22 @@ export function UserDialog({
         title={t('admin.users.revoke_title', { callsign })}
         description={t('admin.users.revoke_warning', { callsign })}
         footer={
-          <>
-            {/* Own keys: new buttons, so that a second click on Revoke does not confirm. */}
-            <Button
-              key="cancel-revoke"
-              variant="secondary"
-              autoFocus
-              disabled={pending}
-              onClick={() => {
-                revoke.reset();
-                setView('actions');
-              }}
-            >
-              {t('admin.users.go_back')}
-            </Button>
-            <Button
-              key="confirm-revoke"
-              variant="danger"
-              disabled={pending}
-              onClick={() => {
-                revoke.mutate(callsign, {
-                  onSuccess: () => {
-                    onDone(t('admin.users.revoked', { callsign }));
-                  },
-                });
-              }}
-            >
-              {revoke.isPending ? t('admin.users.revoking') : t('admin.users.revoke')}
-            </Button>
-          </>
+          <ConfirmStepButtons
+            goBackLabel={t('admin.users.go_back')}
+            confirmLabel={revoke.isPending ? t('admin.users.revoking') : t('admin.users.revoke')}
+            busy={pending}
+            onGoBack={() => {
+              revoke.reset();
+              setView('actions');
+            }}
+            onConfirm={() => {
+              revoke.mutate(callsign, {
+                onSuccess: () => {
+                  onDone(t('admin.users.revoked', { callsign }));
+                },
+              });
+            }}
+          />
         }
       >
         {alert}
