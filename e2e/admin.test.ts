@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -13,7 +13,7 @@ import {
   PHONE,
   seriousAccessibilityViolations,
 } from './support/browser.js';
-import { browserWithKey, type KeyedBrowser } from './support/nss.js';
+import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
 import { startService, type Service } from './support/service.js';
 
 // The admin area (spec §2 "Admin area", §4) in Chromium on the mTLS face, with the first admin's
@@ -23,22 +23,6 @@ import { startService, type Service } from './support/service.js';
 
 const run = promisify(execFile);
 const ADMIN = 'Chief1';
-const POLICY_DIR = '/etc/chromium/policies/managed';
-/** Sorts after support/nss.ts's file: Chromium takes a policy from the last file that sets it. */
-const OWN_POLICY = path.join(POLICY_DIR, 'zz-callsign-portal-e2e-admin.json');
-
-/**
- * Chromium picks the key for the mTLS face on any port. support/nss.ts writes one shared policy
- * file for one port, which a browser test running at the same time (another portal, another
- * port) replaces or removes under a running browser; a host-only pattern serves them all.
- */
-async function allowCertificateForAnyPort(): Promise<() => Promise<void>> {
-  await mkdir(POLICY_DIR, { recursive: true });
-  const pattern = JSON.stringify({ pattern: 'mtls.portal.localhost', filter: {} });
-  await writeFile(OWN_POLICY, JSON.stringify({ AutoSelectCertificateForUrls: [pattern] }));
-  return () => rm(OWN_POLICY, { force: true });
-}
-
 let service: Service;
 let keyed: KeyedBrowser;
 let undoPolicy: () => Promise<void>;
@@ -50,7 +34,7 @@ beforeAll(async () => {
   workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-admin-e2e-'));
   adminKey = { pfxFile: path.join(workDir, `${ADMIN}.pfx`), password: ADMIN };
   await writeFile(adminKey.pfxFile, (await firstAdmin(service, ADMIN)).pfx);
-  undoPolicy = await allowCertificateForAnyPort();
+  undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
   keyed = await browserWithKey(service.rootCaFile, adminKey);
 });
 
