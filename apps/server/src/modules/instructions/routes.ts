@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { apiPaths, instructionsResponseSchema } from '@callsign/contract';
 import { TakPackageBuilder, takPackageConfig } from '../../tak/member-packages.js';
-import { actorOf } from '../people/service.js';
+import { actorOf } from '../auth/actor.js';
 import type { RouteContext } from '../route-context.js';
 import { InstructionsService } from './service.js';
 

@@ -1,7 +1,7 @@
 import type { InstructionsResponse } from '@callsign/contract';
 import type { TakPackageBuilder } from '../../tak/member-packages.js';
 import { zipDataUrl } from '../../tak/packages.js';
-import type { Actor } from '../people/service.js';
+import type { Actor } from '../auth/actor.js';
 
 /** What a valid user gets to set up their TAK clients (product.md §4, §6). */
 export class InstructionsService {

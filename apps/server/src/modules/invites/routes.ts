@@ -10,7 +10,7 @@ import {
   inviteToggleResponseSchema,
   poolsResponseSchema,
 } from '@callsign/contract';
-import { actorOf } from '../people/service.js';
+import { actorOf } from '../auth/actor.js';
 import type { RouteContext } from '../route-context.js';
 import { InviteService } from './service.js';
 

@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { NotFoundError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/repository.js';
 import { generateCode } from '../auth/codes.js';
-import type { Actor } from '../people/service.js';
+import type { Actor } from '../auth/actor.js';
 import {
   deleteInviteCode,
   insertInviteCode,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { API_PREFIX, keyDownloadParamsSchema, keyDownloadQuerySchema } from '@callsign/contract';
-import { actorOf } from '../people/service.js';
+import { actorOf } from '../auth/actor.js';
 import type { RouteContext } from '../route-context.js';
 import { KeyService } from './service.js';
 

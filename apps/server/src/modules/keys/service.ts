@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { ForbiddenError } from '../../errors.js';
 import { recordMemberIssuance } from '../certificates/issuance.js';
 import type { CertificateService } from '../certificates/service.js';
-import type { Actor } from '../people/service.js';
+import type { Actor } from '../auth/actor.js';
 
 export interface KeyDownload {
   /** As the member's record has it: the file name and the password. */

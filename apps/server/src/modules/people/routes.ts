@@ -10,7 +10,8 @@ import {
   roleChangeResponseSchema,
 } from '@callsign/contract';
 import type { RouteContext } from '../route-context.js';
-import { actorOf, PeopleService } from './service.js';
+import { actorOf } from '../auth/actor.js';
+import { PeopleService } from './service.js';
 
 /** GET people/list, DELETE people/{callsign}, POST enrollment/promote and demote (admin). */
 export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext): void {

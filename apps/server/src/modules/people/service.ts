@@ -3,7 +3,7 @@ import type { Database, Role } from '../../db/schema.js';
 import { isPostgres, lockForTransaction, type Executor } from '../../db/transaction.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/repository.js';
-import type { ValidUser } from '../auth/identity.js';
+import type { Actor } from '../auth/actor.js';
 import type { CertificateService } from '../certificates/service.js';
 import {
   addMemberRole,
@@ -15,16 +15,6 @@ import {
   type Member,
 } from './repository.js';
 import { MEMBERSHIP_LOCK, revokeMember, type RevocationResult } from './revocation.js';
-
-/** Who acts, as the audit log records it. */
-export interface Actor {
-  callsign: string;
-  clientAddress: string | null;
-}
-
-export function actorOf(user: ValidUser, clientAddress: string | null): Actor {
-  return { callsign: user.member.callsign, clientAddress };
-}
 
 const ADMIN: Role = 'admin';
 
