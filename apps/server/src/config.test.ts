@@ -50,6 +50,14 @@ describe('loadConfig', () => {
     expect(config.publicOrigin).toBe('https://portal.localhost');
   });
 
+  it('caps the open connections at 1024 unless PORTAL_MAX_CONNECTIONS says otherwise', () => {
+    expect(loadConfig({}, { cwd }).maxConnections).toBe(1024);
+    expect(loadConfig({ PORTAL_MAX_CONNECTIONS: '50' }, { cwd }).maxConnections).toBe(50);
+    expect(() => loadConfig({ PORTAL_MAX_CONNECTIONS: '0' }, { cwd })).toThrow(
+      /PORTAL_MAX_CONNECTIONS: must be at least 1/,
+    );
+  });
+
   it('reads lists, URLs and files', () => {
     const config = loadConfig(
       {

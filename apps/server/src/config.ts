@@ -134,6 +134,7 @@ const environmentSchema = z.object({
   PORTAL_ENROLLMENT_GRACE_DAYS: positiveInt(365).default(7),
   PORTAL_RATE_LIMIT_FAILURES: positiveInt(100_000).default(10),
   PORTAL_BODY_LIMIT_BYTES: positiveInt(10 * 1024 * 1024).default(64 * 1024),
+  PORTAL_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
   PORTAL_LOG_LEVEL: logLevel.default('info'),
 });
 
@@ -189,6 +190,8 @@ export interface Config {
   enrollmentGraceMs: number;
   rateLimitFailuresPerMinute: number;
   bodyLimitBytes: number;
+  /** Most connections open at once on the listener; the next is closed at accept. */
+  maxConnections: number;
   logLevel: z.infer<typeof logLevel>;
   version: string;
 }
@@ -353,6 +356,7 @@ export function loadConfig(
     enrollmentGraceMs: settings.PORTAL_ENROLLMENT_GRACE_DAYS * DAY,
     rateLimitFailuresPerMinute: settings.PORTAL_RATE_LIMIT_FAILURES,
     bodyLimitBytes: settings.PORTAL_BODY_LIMIT_BYTES,
+    maxConnections: settings.PORTAL_MAX_CONNECTIONS,
     logLevel: settings.PORTAL_LOG_LEVEL,
     version: options.version ?? '0.0.0',
   };
