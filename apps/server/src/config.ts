@@ -159,6 +159,13 @@ export interface Config {
   /** `https://{host}[:{port}]`, the port left out when it is 443. */
   publicOrigin: string;
   mtlsOrigin: string;
+  /**
+   * `http://{host}[:{port}]`, the port left out when it is 80: where relying parties fetch the
+   * CA's files in plain HTTP, so the CRL, OCSP and caIssuers URLs in certificates start with it
+   * (product.md §5). Built-in TLS answers plain HTTP on its own port, so the port is the public
+   * one; behind the proxy it is nginx's port-80 server block, so the port is 80.
+   */
+  httpCaOrigin: string;
   dataDir: string;
   caDir: string;
   tlsDir: string;
@@ -225,6 +232,10 @@ function defaultWebDir(): string {
 
 function originOf(host: string, port: number): string {
   return port === 443 ? `https://${host}` : `https://${host}:${port}`;
+}
+
+function httpOriginOf(host: string, port: number): string {
+  return port === 80 ? `http://${host}` : `http://${host}:${port}`;
 }
 
 function describeIssues(error: z.ZodError): string {
@@ -318,6 +329,7 @@ export function loadConfig(
     listenAddress,
     publicOrigin: originOf(host, publicPort),
     mtlsOrigin: originOf(mtlsHost, publicPort),
+    httpCaOrigin: httpOriginOf(host, tlsMode === 'proxy' ? 80 : publicPort),
     dataDir,
     caDir: path.join(dataDir, 'ca'),
     tlsDir: path.join(dataDir, 'tls'),
