@@ -50,7 +50,8 @@ export async function issuanceSection({ quick, workDir, log }) {
     const caCert = path.join(dataDir, 'ca/issuing-ca.pem');
     const caKey = path.join(dataDir, 'ca/issuing-ca-key.pem');
     const chain = info.chainFile;
-    const origin = `https://${info.host}:${info.port}`;
+    // The portal's own URLs: plain http on its port (config.httpCaOrigin).
+    const origin = `http://${info.host}:${info.port}`;
     await writeFile(
       path.join(sslDir, 'ext.cnf'),
       [
@@ -61,7 +62,7 @@ export async function issuanceSection({ quick, workDir, log }) {
         'subjectKeyIdentifier = hash',
         'authorityKeyIdentifier = keyid',
         `crlDistributionPoints = URI:${origin}/ca/crl.der`,
-        `authorityInfoAccess = OCSP;URI:${origin}/ca/ocsp, caIssuers;URI:${origin}/ca/ca.pem`,
+        `authorityInfoAccess = OCSP;URI:${origin}/ca/ocsp, caIssuers;URI:${origin}/ca/issuing-ca.der`,
         '',
       ].join('\n'),
     );

@@ -50,6 +50,32 @@ describe('loadConfig', () => {
     expect(config.publicOrigin).toBe('https://portal.localhost');
   });
 
+  it('puts the CA files on plain http: the TLS port itself, or port 80 of the proxy', () => {
+    expect(loadConfig({}, { cwd }).httpCaOrigin).toBe('http://portal.localhost:8443');
+    expect(loadConfig({ PORTAL_PUBLIC_PORT: '443' }, { cwd }).httpCaOrigin).toBe(
+      'http://portal.localhost:443',
+    );
+    expect(loadConfig({ PORTAL_PORT: '80' }, { cwd }).httpCaOrigin).toBe('http://portal.localhost');
+    const proxy = {
+      PORTAL_HOST: 'portal.example.org',
+      PORTAL_TLS_MODE: 'proxy',
+      PORTAL_TRUSTED_PROXIES: '127.0.0.1',
+      PORTAL_PORT: '8080',
+    };
+    expect(loadConfig(proxy, { cwd }).httpCaOrigin).toBe('http://portal.example.org');
+    expect(loadConfig({ ...proxy, PORTAL_PUBLIC_PORT: '8443' }, { cwd }).httpCaOrigin).toBe(
+      'http://portal.example.org',
+    );
+  });
+
+  it('caps the open connections at 1024 unless PORTAL_MAX_CONNECTIONS says otherwise', () => {
+    expect(loadConfig({}, { cwd }).maxConnections).toBe(1024);
+    expect(loadConfig({ PORTAL_MAX_CONNECTIONS: '50' }, { cwd }).maxConnections).toBe(50);
+    expect(() => loadConfig({ PORTAL_MAX_CONNECTIONS: '0' }, { cwd })).toThrow(
+      /PORTAL_MAX_CONNECTIONS: must be at least 1/,
+    );
+  });
+
   it('reads lists, URLs and files', () => {
     const config = loadConfig(
       {

@@ -134,6 +134,7 @@ const environmentSchema = z.object({
   PORTAL_ENROLLMENT_GRACE_DAYS: positiveInt(365).default(7),
   PORTAL_RATE_LIMIT_FAILURES: positiveInt(100_000).default(10),
   PORTAL_BODY_LIMIT_BYTES: positiveInt(10 * 1024 * 1024).default(64 * 1024),
+  PORTAL_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
   PORTAL_LOG_LEVEL: logLevel.default('info'),
 });
 
@@ -158,6 +159,13 @@ export interface Config {
   /** `https://{host}[:{port}]`, the port left out when it is 443. */
   publicOrigin: string;
   mtlsOrigin: string;
+  /**
+   * `http://{host}[:{port}]`, the port left out when it is 80: where relying parties fetch the
+   * CA's files in plain HTTP, so the CRL, OCSP and caIssuers URLs in certificates start with it
+   * (product.md §5). Built-in TLS answers plain HTTP on its own port, so the port is the public
+   * one; behind the proxy it is nginx's port-80 server block, so the port is 80.
+   */
+  httpCaOrigin: string;
   dataDir: string;
   caDir: string;
   tlsDir: string;
@@ -189,6 +197,8 @@ export interface Config {
   enrollmentGraceMs: number;
   rateLimitFailuresPerMinute: number;
   bodyLimitBytes: number;
+  /** Most connections open at once on the listener; the next is closed at accept. */
+  maxConnections: number;
   logLevel: z.infer<typeof logLevel>;
   version: string;
 }
@@ -222,6 +232,10 @@ function defaultWebDir(): string {
 
 function originOf(host: string, port: number): string {
   return port === 443 ? `https://${host}` : `https://${host}:${port}`;
+}
+
+function httpOriginOf(host: string, port: number): string {
+  return port === 80 ? `http://${host}` : `http://${host}:${port}`;
 }
 
 function describeIssues(error: z.ZodError): string {
@@ -315,6 +329,7 @@ export function loadConfig(
     listenAddress,
     publicOrigin: originOf(host, publicPort),
     mtlsOrigin: originOf(mtlsHost, publicPort),
+    httpCaOrigin: httpOriginOf(host, tlsMode === 'proxy' ? 80 : publicPort),
     dataDir,
     caDir: path.join(dataDir, 'ca'),
     tlsDir: path.join(dataDir, 'tls'),
@@ -353,6 +368,7 @@ export function loadConfig(
     enrollmentGraceMs: settings.PORTAL_ENROLLMENT_GRACE_DAYS * DAY,
     rateLimitFailuresPerMinute: settings.PORTAL_RATE_LIMIT_FAILURES,
     bodyLimitBytes: settings.PORTAL_BODY_LIMIT_BYTES,
+    maxConnections: settings.PORTAL_MAX_CONNECTIONS,
     logLevel: settings.PORTAL_LOG_LEVEL,
     version: options.version ?? '0.0.0',
   };

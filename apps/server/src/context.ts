@@ -33,7 +33,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const ca = await CertificateAuthority.loadOrCreate({
     dir: config.caDir,
-    publicBaseUrl: config.publicOrigin,
+    publicBaseUrl: config.httpCaOrigin,
     ...(config.caPassphrase === undefined ? {} : { passphrase: config.caPassphrase }),
   });
   const tokens = await TokenService.open(config.caDir);

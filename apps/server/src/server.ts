@@ -33,6 +33,7 @@ async function builtinTlsListener(portal: Portal, app: FastifyInstance): Promise
     clientCaPem: [portal.ca.issuingCertificatePem, portal.ca.rootCertificatePem],
     mtlsHost: config.mtlsHost,
     httpsOrigin: config.publicOrigin,
+    maxConnections: config.maxConnections,
     handler: (request, response) => {
       app.routing(request, response);
     },
@@ -54,9 +55,12 @@ export async function startPortal(
     await app.ready();
     const server =
       config.tlsMode === 'proxy'
-        ? createPlainListener((request, response) => {
-            app.routing(request, response);
-          })
+        ? createPlainListener(
+            (request, response) => {
+              app.routing(request, response);
+            },
+            { maxConnections: config.maxConnections },
+          )
         : await builtinTlsListener(portal, app);
     await server.listen(config.port, config.listenAddress);
     const address = server.listener.address();

@@ -8,6 +8,7 @@ import { recordIssuedCertificate } from '../src/modules/certificates/repository.
 import { revokeMember } from '../src/modules/people/revocation.js';
 import { TokenService } from '../src/modules/auth/token-service.js';
 import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
+import { askOcspOverHttp, curlPlainHttp, revocationUrlsOf } from './support/ca-over-http.js';
 import { run } from './support/processes.js';
 import { startTestPortal, withKey, type TestPortal } from './support/test-portal.js';
 
@@ -418,6 +419,95 @@ describe.each(testEngines())('on $name', (engine) => {
       const revoked = await ask();
       expect(revoked.stderr).toContain('Response verify OK');
       expect(revoked.stdout).toContain('Cert Status: revoked');
+    });
+  });
+
+  describe('the CA files in plain HTTP on the TLS port (product.md §5)', () => {
+    it("writes plain-http URLs on the portal's own port into member certificates", async () => {
+      const key = await portal.addMember('Heron5');
+      const base = `http://${portal.host}:${portal.port}/ca`;
+      expect(await revocationUrlsOf(key.certificatePem)).toEqual({
+        crl: `${base}/crl.der`,
+        ocsp: `${base}/ocsp`,
+        caIssuers: `${base}/issuing-ca.der`,
+      });
+    });
+
+    it('answers curl http://{host}:{port}/ca/crl.pem, and the URLs in a certificate', async () => {
+      const key = await portal.addMember('Heron6');
+      await revokeMember(portal.portal.database.db, portal.portal.certificates, {
+        callsign: 'Heron6',
+        actor: 'test',
+        clientAddress: null,
+      });
+      const pem = await curlPlainHttp(`http://${portal.host}:${portal.port}/ca/crl.pem`);
+      expect(pem.status, pem.stderr).toBe(200);
+      expect(pem.body).toMatch(/^-----BEGIN X509 CRL-----/);
+      const listed = await run('openssl', ['crl', '-noout', '-text', '-CAfile', portal.chainFile], {
+        input: pem.body,
+      });
+      expect(listed.stderr).toContain('verify OK');
+      expect(listed.stdout.toUpperCase()).toContain(`SERIAL NUMBER: ${key.serial.toUpperCase()}`);
+
+      const urls = await revocationUrlsOf(key.certificatePem);
+      const crlFile = path.join(portal.workDir, 'heron6.crl.der');
+      const der = await curlPlainHttp(urls.crl ?? '', ['--output', crlFile]);
+      expect(der.status, der.stderr).toBe(200);
+      const parsed = await run('openssl', [
+        'crl',
+        '-inform',
+        'DER',
+        '-in',
+        crlFile,
+        '-noout',
+        '-text',
+        '-CAfile',
+        portal.chainFile,
+      ]);
+      expect(parsed.stderr).toContain('verify OK');
+      expect(parsed.stdout.toUpperCase()).toContain(key.serial.toUpperCase());
+
+      const issuerFile = path.join(portal.workDir, 'issuing-ca.der');
+      const issuer = await curlPlainHttp(urls.caIssuers ?? '', ['--output', issuerFile]);
+      expect(issuer.status, issuer.stderr).toBe(200);
+      const fingerprint = (args: string[], input?: string) =>
+        run('openssl', ['x509', ...args, '-noout', '-fingerprint', '-sha256'], { input });
+      expect((await fingerprint(['-inform', 'DER', '-in', issuerFile])).stdout).toBe(
+        (await fingerprint([], portal.portal.ca.issuingCertificatePem)).stdout,
+      );
+    });
+
+    it('gives openssl ocsp -url http://… (the URL in the certificate) a signed answer', async () => {
+      const key = await portal.addMember('Heron7');
+      const { ocsp } = await revocationUrlsOf(key.certificatePem);
+      expect(ocsp).toBe(`http://${portal.host}:${portal.port}/ca/ocsp`);
+      // The answer itself (good, revoked) is the responder's, tested over HTTPS above.
+      const answer = await askOcspOverHttp({
+        url: ocsp ?? '',
+        connectTo: `127.0.0.1:${portal.port}`,
+        certificatePem: key.certificatePem,
+        issuerPem: portal.portal.ca.issuingCertificatePem,
+        chainFile: portal.chainFile,
+        workDir: portal.workDir,
+      });
+      expect(answer.stderr).toContain('Response verify OK');
+      expect(answer.stdout).toContain(': good');
+    });
+
+    it('still sends every other plain-HTTP request to HTTPS', async () => {
+      for (const urlPath of ['/', '/api/v1/healthcheck', '/app/admin/', '/ca']) {
+        const answer = await curlPlainHttp(`http://${portal.host}:${portal.port}${urlPath}`);
+        expect({ urlPath, status: answer.status, redirect: answer.redirect }).toEqual({
+          urlPath,
+          status: 308,
+          redirect: `${portal.origin('public')}/`,
+        });
+      }
+      const deleted = await curlPlainHttp(`http://${portal.host}:${portal.port}/ca/crl.pem`, [
+        '-X',
+        'DELETE',
+      ]);
+      expect(deleted.status).toBe(308);
     });
   });
 

@@ -37,6 +37,8 @@ export const caPaths = {
   crlPem: '/ca/crl.pem',
   crlDer: '/ca/crl.der',
   ocsp: '/ca/ocsp',
+  /** The issuing CA's certificate alone, DER: the caIssuers URL of every leaf (RFC 5280 §4.2.2.1). */
+  issuingCaDer: '/ca/issuing-ca.der',
 } as const;
 
 /** The subdomain prefix of the mTLS face: `mtls.{host}`. */

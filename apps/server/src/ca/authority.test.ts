@@ -9,7 +9,8 @@ import { CA_FILES } from './ca-files.js';
 import { makeTempDir, openssl, removeTempDir, runOpenssl } from './openssl-cli.testing.js';
 import { normalizeSerial } from './serial.js';
 
-const BASE_URL = 'https://portal.example.org';
+/** What the portal passes: the plain-http origin of its CA files (config.httpCaOrigin). */
+const BASE_URL = 'http://portal.example.org';
 const DAY_MS = 86_400_000;
 
 let tmp: string;
@@ -287,10 +288,10 @@ describe('member certificates', () => {
     expect(text).toMatch(/Key Usage: critical\s+Digital Signature, Key Encipherment\n/);
     expect(text).toMatch(/Extended Key Usage: \s+TLS Web Client Authentication\n/);
     expect(text).toMatch(
-      /CRL Distribution Points: \s+Full Name:\s+URI:https:\/\/portal\.example\.org\/ca\/crl\.der\n/,
+      /CRL Distribution Points: \s+Full Name:\s+URI:http:\/\/portal\.example\.org\/ca\/crl\.der\n/,
     );
-    expect(text).toContain('OCSP - URI:https://portal.example.org/ca/ocsp\n');
-    expect(text).toContain('CA Issuers - URI:https://portal.example.org/ca/ca.pem\n');
+    expect(text).toContain('OCSP - URI:http://portal.example.org/ca/ocsp\n');
+    expect(text).toContain('CA Issuers - URI:http://portal.example.org/ca/issuing-ca.der\n');
     const issuerSki = /Subject Key Identifier: \s+([0-9A-F:]+)/.exec(
       await certificateText(ca.issuingCertificatePem),
     )?.[1];

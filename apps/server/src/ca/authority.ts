@@ -34,7 +34,11 @@ export interface IssuedCertificate {
 
 export interface CertificateAuthorityOptions {
   readonly dir: string;
-  /** The public face, e.g. `https://portal.example.org`: CRL, OCSP and chain URLs hang off it. */
+  /**
+   * Where relying parties fetch the CA's files, e.g. `http://portal.example.org`: the CRL, OCSP
+   * and caIssuers URLs written into certificates hang off it. The portal passes plain http
+   * (`config.httpCaOrigin`, product.md §5); its host name also names the CA at creation.
+   */
   readonly publicBaseUrl: string;
   /** Encrypts both CA keys on disk (AES-256-CBC PKCS#8); required to load them afterwards. */
   readonly passphrase?: string;

@@ -1,11 +1,15 @@
 import type { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
+import { caPaths } from '@callsign/contract';
 import type { KeyAlgorithm } from './key-pair.js';
 
 /** Devices with a slightly slow clock still accept a certificate issued a moment ago. */
 export const BACKDATE_MS = 5 * 60_000;
 
-/** Where relying parties fetch revocation data and the chain (public face, no identity). */
+/**
+ * Where relying parties fetch revocation data and the issuer (no identity, plain HTTP: product.md
+ * §5). caIssuers is the issuing CA's certificate as DER, the form RFC 5280 §4.2.2.1 asks for.
+ */
 export interface PublicationUrls {
   readonly crl: string;
   readonly ocsp: string;
@@ -14,7 +18,11 @@ export interface PublicationUrls {
 
 export function publicationUrls(publicBaseUrl: URL): PublicationUrls {
   const base = publicBaseUrl.href.replace(/\/+$/, '');
-  return { crl: `${base}/ca/crl.der`, ocsp: `${base}/ca/ocsp`, caIssuers: `${base}/ca/ca.pem` };
+  return {
+    crl: `${base}${caPaths.crlDer}`,
+    ocsp: `${base}${caPaths.ocsp}`,
+    caIssuers: `${base}${caPaths.issuingCaDer}`,
+  };
 }
 
 const { digitalSignature, keyEncipherment, keyCertSign, cRLSign } = x509.KeyUsageFlags;

@@ -97,7 +97,10 @@ export async function startInstance(
 }
 
 export interface Nginx {
+  /** nginx's TLS port (both faces). */
   port: number;
+  /** nginx's plain-HTTP port (the port-80 server block). */
+  httpPort: number;
   dir: string;
   config: string;
   stop(): Promise<void>;
@@ -194,6 +197,7 @@ export async function startNginx(
   }
   return {
     port,
+    httpPort,
     dir,
     config,
     async stop() {

@@ -14,6 +14,7 @@ import { sql } from 'kysely';
 import { selfSignedCertificate } from '../../src/ca/openssl-cli.testing.js';
 import { MIGRATIONS } from '../../src/db/migrate.js';
 import type { ScratchDatabase } from '../../src/db/test-engines.testing.js';
+import { askOcspOverHttp, curlPlainHttp, revocationUrlsOf } from '../support/ca-over-http.js';
 import { run } from '../support/processes.js';
 import {
   HOST,
@@ -299,6 +300,81 @@ describe.skipIf(postgres === undefined)('behind nginx, two instances on PostgreS
       );
       expect(viaNginx.status).toBe(403);
     }
+  });
+
+  it("nginx's port-80 block answers the CA files in plain HTTP and redirects the rest", async () => {
+    const member = keys.Ranger7?.pem ?? '';
+    const admin = keys.Eagle1?.pem ?? '';
+    // The instances write nginx's port-80 address (http://{host}, no port) into certificates.
+    expect(await revocationUrlsOf(member)).toEqual({
+      crl: `http://${HOST}/ca/crl.der`,
+      ocsp: `http://${HOST}/ca/ocsp`,
+      caIssuers: `http://${HOST}/ca/issuing-ca.der`,
+    });
+    // Port 80 of the test's nginx is a free port: the same path, on that port.
+    const { httpPort } = deployment.nginx;
+    const plain = (urlPath: string, extra: string[] = []) =>
+      curlPlainHttp(`http://${HOST}:${httpPort}${urlPath}`, extra);
+
+    const crl = await plain('/ca/crl.pem');
+    expect(crl.status, crl.stderr).toBe(200);
+    const listed = await run(
+      'openssl',
+      ['crl', '-noout', '-text', '-CAfile', deployment.chainFile],
+      {
+        input: crl.body,
+      },
+    );
+    expect(listed.stderr).toContain('verify OK');
+    const serial = (await run('openssl', ['x509', '-noout', '-serial'], { input: member })).stdout
+      .replace('serial=', '')
+      .trim();
+    // Ranger7 was revoked by the test before.
+    expect(listed.stdout.toUpperCase()).toContain(`SERIAL NUMBER: ${serial}`);
+
+    const issuerFile = path.join(deployment.workDir, 'issuing-ca.der');
+    const issuer = await plain('/ca/issuing-ca.der', ['--output', issuerFile]);
+    expect(issuer.status, issuer.stderr).toBe(200);
+    const issuerText = await run('openssl', [
+      'x509',
+      '-inform',
+      'DER',
+      '-in',
+      issuerFile,
+      '-noout',
+      '-subject',
+    ]);
+    expect(issuerText.stdout).toContain('Callsign Portal Issuing CA');
+
+    const issuerPem = await readFile(path.join(deployment.dataDir, 'ca', 'issuing-ca.pem'), 'utf8');
+    const ocsp = (certificatePem: string) =>
+      askOcspOverHttp({
+        url: `http://${HOST}/ca/ocsp`,
+        connectTo: `127.0.0.1:${httpPort}`,
+        certificatePem,
+        issuerPem,
+        chainFile: deployment.chainFile,
+        workDir: deployment.workDir,
+      });
+    const good = await ocsp(admin);
+    expect(good.stderr).toContain('Response verify OK');
+    expect(good.stdout).toContain(': good');
+    const revoked = await ocsp(member);
+    expect(revoked.stderr).toContain('Response verify OK');
+    expect(revoked.stdout).toContain(': revoked');
+
+    for (const urlPath of ['/login', '/api/v1/healthcheck', '/']) {
+      const answer = await plain(urlPath);
+      expect({ status: answer.status, redirect: answer.redirect }).toEqual({
+        status: 301,
+        redirect: `https://${HOST}${urlPath}`,
+      });
+    }
+    const deleted = await plain('/ca/crl.pem', ['-X', 'DELETE']);
+    expect({ status: deleted.status, redirect: deleted.redirect }).toEqual({
+      status: 301,
+      redirect: `https://${HOST}/ca/crl.pem`,
+    });
   });
 
   it('the failure budget is one for all instances, and nginx decides the client address', async () => {

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { UnsupportedMediaTypeError } from '../../errors.js';
 import { caPaths } from '@callsign/contract';
@@ -14,6 +15,15 @@ export function registerCaRoutes(app: FastifyInstance, certificates: Certificate
       .type('application/x-pem-file')
       .header('cache-control', 'public, max-age=3600')
       .send(certificates.chainPem);
+  });
+
+  // caIssuers of every leaf: the issuing CA alone, DER (RFC 5280 §4.2.2.1). ca.pem starts with it.
+  const issuingCaDer = new X509Certificate(certificates.chainPem).raw;
+  app.get(caPaths.issuingCaDer, async (_request, reply) => {
+    return reply
+      .type('application/pkix-cert')
+      .header('cache-control', 'public, max-age=3600')
+      .send(issuingCaDer);
   });
 
   app.get(caPaths.crlPem, async (_request, reply) => {
