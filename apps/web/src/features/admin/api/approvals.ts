@@ -8,7 +8,7 @@ import {
 } from '@callsign/contract';
 import { apiJson } from '../../../lib/api-client';
 import { adminFailure } from './failure';
-import { adminKeys } from './keys';
+import { adminKeys } from './query-keys';
 
 /** GET enrollment/list: the callsigns still waiting for a decision (state 0). */
 export async function fetchWaitingUsers(): Promise<string[]> {

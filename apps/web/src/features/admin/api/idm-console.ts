@@ -1,7 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import { apiPaths, type IdmConsoleResponse } from '@callsign/contract';
 import { apiJson } from '../../../lib/api-client';
-import { adminKeys } from './keys';
+import { adminKeys } from './query-keys';
 
 /** GET admin/idm-console: the identity-management console the server is configured with. */
 export async function fetchIdmConsoleUrl(): Promise<string> {

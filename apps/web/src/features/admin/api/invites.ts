@@ -7,7 +7,7 @@ import {
 } from '@callsign/contract';
 import { apiJson } from '../../../lib/api-client';
 import { adminFailure } from './failure';
-import { adminKeys } from './keys';
+import { adminKeys } from './query-keys';
 
 export interface InviteCode {
   code: string;

@@ -8,7 +8,7 @@ import {
 } from '@callsign/contract';
 import { ApiError, apiJson } from '../../../lib/api-client';
 import { adminFailure } from './failure';
-import { adminKeys } from './keys';
+import { adminKeys } from './query-keys';
 
 export interface Person {
   callsign: string;
