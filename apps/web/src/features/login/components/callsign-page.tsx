@@ -4,6 +4,7 @@ import { Navigate } from 'react-router';
 import { Button } from '../../../components/button';
 import { useSetGlobalLoading } from '../../../lib/global-loading';
 import { reloadTo } from '../../../lib/navigation';
+import { paths } from '../../../lib/paths';
 import { STORAGE_KEYS, writeStored } from '../../../lib/storage-keys';
 import { validateCallsign } from '../../../lib/validation';
 import { callsignErrorKey, useAdminLogin, useEnroll, type AdminLoginCache } from '../api/login';
@@ -24,7 +25,7 @@ export function CallsignPage() {
   const errorId = useId();
   const hintId = useId();
 
-  if (session.codeType === 'unknown') return <Navigate to="/login" replace />;
+  if (session.codeType === 'unknown') return <Navigate to={paths.login.path} replace />;
 
   const validationError = validateCallsign(callsign);
   const fieldError = touched && validationError !== undefined ? t(validationError) : null;
@@ -49,7 +50,7 @@ export function CallsignPage() {
           onSuccess: (token) => {
             writeStored(STORAGE_KEYS.token, token);
             writeStored(STORAGE_KEYS.callsign, callsign);
-            reloadTo('/login/createmtls');
+            reloadTo(paths.loginCreateMtls.path);
           },
           onError: onFailure,
         },
@@ -62,7 +63,7 @@ export function CallsignPage() {
             writeStored(STORAGE_KEYS.token, answer.jwt);
             writeStored(STORAGE_KEYS.approveCode, answer.approvecode);
             writeStored(STORAGE_KEYS.callsign, answer.callsign);
-            reloadTo('/login/enrollment');
+            reloadTo(paths.loginEnrollment.path);
           },
           onError: onFailure,
         },

@@ -5,6 +5,7 @@ import { Button } from '../../../components/button';
 import { HeroImage } from '../../../components/hero-image';
 import { ApiError } from '../../../lib/api-client';
 import { mtlsOrigin } from '../../../lib/hosts';
+import { paths } from '../../../lib/paths';
 import { normalizeCode, validateLoginCode } from '../../../lib/validation';
 import { useCheckCode } from '../api/login';
 import { useLoginSession } from './login-session';
@@ -39,10 +40,10 @@ export function LoginPage() {
       onSuccess: (validity) => {
         if (validity.isAdminCodeValid) {
           session.verify(value, 'admin');
-          void navigate('/login/callsign');
+          void navigate(paths.loginCallsign.path);
         } else if (validity.isEnrollmentCodeValid) {
           session.verify(value, 'user');
-          void navigate('/login/callsign');
+          void navigate(paths.loginCallsign.path);
         } else {
           session.reset();
           setCodeWrong(true);
@@ -120,7 +121,7 @@ export function LoginPage() {
         </form>
         <p className="mt-8 text-center">
           <a
-            href={`${mtlsOrigin()}/app/admin/`}
+            href={`${mtlsOrigin()}${paths.admin.home.path}/`}
             className="rounded text-emerald-900 underline underline-offset-4 focus-visible:outline-3 focus-visible:outline-amber-500"
           >
             {t('login.have_keys')}
