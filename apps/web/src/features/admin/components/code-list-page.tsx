@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { Button } from '../../../components/button';
 import { ConfirmDialog } from '../../../components/confirm-dialog';
+import { TextField } from '../../../components/text-field';
 import { errorMessage } from '../../../lib/api-client';
 import {
   inviteCodesQueryOptions,
@@ -91,15 +92,12 @@ export function CodeListPage() {
         </p>
       )}
       <div role="search">
-        <label htmlFor="code-search" className="sr-only">
-          {t('admin.codes.search')}
-        </label>
-        <input
-          id="code-search"
+        <TextField
+          label={t('admin.codes.search')}
+          hideLabel
           type="search"
           placeholder={t('admin.codes.search')}
           autoComplete="off"
-          className="min-h-11 w-full rounded-md border border-stone-400 bg-white px-3 py-2 focus-visible:outline-3 focus-visible:outline-amber-500"
         />
       </div>
       <Outcome outcome={outcome} />
