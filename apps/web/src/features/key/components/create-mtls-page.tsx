@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Button } from '../../../components/button';
 import { EnlargeableImage } from '../../../components/enlarge-image-dialog';
 import { MtlsDialog } from '../../../components/info-dialogs';
-import passwordIsCallsign from '../../../guides/key-install/illustrations/password-is-callsign.svg';
+import passwordIsCallsign from '../illustrations/password-is-callsign.svg';
 import { mtlsOrigin } from '../../../lib/hosts';
 import { paths } from '../../../lib/paths';
 import { detectCurrentPlatform, type Platform } from '../../../lib/platform';
