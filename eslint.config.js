@@ -15,7 +15,7 @@ import tseslint from 'typescript-eslint';
  *   { target: 'apps/server/src/ca', from: 'apps/server/src/modules', message: '...' }
  */
 const WEB = 'apps/web/src';
-const webFeatures = readdirSync(`${WEB}/features`, { withFileTypes: true })
+const webFeatures = readdirSync(`${import.meta.dirname}/${WEB}/features`, { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
 
@@ -91,7 +91,10 @@ export default defineConfig(
       ],
     },
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones: importBoundaries }],
+      'import-x/no-restricted-paths': [
+        'error',
+        { zones: importBoundaries, basePath: import.meta.dirname },
+      ],
     },
   },
   {
