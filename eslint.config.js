@@ -1,9 +1,50 @@
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import pluginQuery from '@tanstack/eslint-plugin-query';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+
+/**
+ * Import boundaries: the layers of the architecture as lint rules. Each zone forbids the files
+ * under `target` to import anything under `from` (paths from the repository root; imports are
+ * resolved, so a relative path that climbs into a forbidden folder is caught). To add a layer
+ * rule, add a zone; e.g. for the server:
+ *   { target: 'apps/server/src/ca', from: 'apps/server/src/modules', message: '...' }
+ */
+const WEB = 'apps/web/src';
+const webFeatures = readdirSync(`${import.meta.dirname}/${WEB}/features`, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+
+/** @type {{ target: string, from: string | string[], except?: string[], message: string }[]} */
+const importBoundaries = [
+  {
+    target: [`${WEB}/components`, `${WEB}/lib`],
+    from: [`${WEB}/features`, `${WEB}/guides`, `${WEB}/app`],
+    message:
+      'components/ and lib/ are shared pieces: they import no feature, guide or app module (pass what they need in).',
+  },
+  ...webFeatures.map((feature) => ({
+    target: `${WEB}/features/${feature}`,
+    from: `${WEB}/features`,
+    except: [`./${feature}`],
+    message: `A feature does not import another feature: move the shared piece to components/ or lib/, or compose the two in app/.`,
+  })),
+  {
+    target: `${WEB}/features`,
+    from: [`${WEB}/guides`, `${WEB}/app`],
+    message: 'A feature imports no guide page and nothing of app/ (app/ composes features).',
+  },
+  {
+    // The guide pages sit above the features (a guide step offers the TAK download) and below app/.
+    target: `${WEB}/guides`,
+    from: `${WEB}/app`,
+    message: 'Guide pages import nothing of app/ (the route table imports them).',
+  },
+];
 
 export default defineConfig(
   {
@@ -34,6 +75,26 @@ export default defineConfig(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    // The layer rules above, on every TypeScript source (imports resolved as TypeScript does).
+    files: ['apps/**/*.{ts,tsx}', 'packages/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [
+        createNodeResolver({
+          extensions: ['.ts', '.tsx', '.js', '.mjs', '.json'],
+          // The server and the contract import their TypeScript files by the .js name.
+          extensionAlias: { '.js': ['.ts', '.tsx', '.js'] },
+        }),
+      ],
+    },
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        { zones: importBoundaries, basePath: import.meta.dirname },
+      ],
     },
   },
   {

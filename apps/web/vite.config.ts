@@ -4,6 +4,7 @@ import react from '@vitejs/plugin-react';
 import { defineConfig, type Alias } from 'vite';
 import { compression } from 'vite-plugin-compression2';
 import { localesPlugin } from './build/locales-plugin';
+import { sourcemapsPlugin } from './build/sourcemaps-plugin';
 
 /**
  * The production build renders with preact/compat instead of react-dom: the same React code and
@@ -24,6 +25,7 @@ export default defineConfig(({ command }) => ({
     react(),
     tailwindcss(),
     localesPlugin(),
+    sourcemapsPlugin(),
     compression({
       // Served by @fastify/static's preCompressed: no compression work per request.
       algorithms: ['gzip', 'brotliCompress'],
@@ -51,6 +53,8 @@ export default defineConfig(({ command }) => ({
   },
   build: {
     target: 'es2022',
-    sourcemap: true,
+    // Maps for reading stack traces, never served: no sourceMappingURL in the JavaScript, and the
+    // files go to dist-sourcemaps/ beside dist/ (build/sourcemaps-plugin.ts).
+    sourcemap: 'hidden',
   },
 }));

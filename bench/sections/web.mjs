@@ -15,8 +15,11 @@ const ROUTES_OF = {
   'src/app/routes/enrollment-route.tsx': '/login/enrollment',
   'src/app/routes/create-mtls-route.tsx': '/login/createmtls',
   'src/app/routes/member-route.tsx': '/app/users/{callsign}/*',
-  'src/features/admin/components/admin-area.tsx': '/app/admin/*',
-  'src/features/tak/components/tak-area.tsx': '/app/services/tak/* (guides)',
+  'src/app/routes/admin-pages.tsx': '/app/admin/*',
+  'src/guides/tak/quickstart-list.tsx': '/app/services/tak/quickstart',
+  'src/guides/tak/usage-overview.tsx': '/app/services/tak/usage',
+  'src/guides/tak/guide-step-page.tsx': '/app/services/tak/{quickstart,usage}/{step}',
+  'src/lib/response-schemas.ts': 'every page, with its first API call (the contract schemas, zod)',
 };
 
 /**

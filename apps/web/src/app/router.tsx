@@ -1,90 +1,83 @@
-import { lazy, Suspense, type ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
-import { Route, Routes } from 'react-router';
-import { LoadingScreen } from '../components/loading-screen';
+import { Navigate, Route, Routes } from 'react-router';
+import { NotFoundPage } from '../components/not-found-page';
 import { ErrorPage } from '../features/errors/components/error-page';
-import { NotFoundPage } from '../features/errors/components/not-found-page';
 import { CallsignPage } from '../features/login/components/callsign-page';
 import { LoginPage } from '../features/login/components/login-page';
+import { paths } from '../lib/paths';
 import { ROUTE_REQUIREMENTS as R } from './guards/resolve-route';
 import { RouteGuard } from './guards/route-guard';
 import { AppLayout } from './layouts/app-layout';
+import { lazyPage } from './lazy-page';
 
-// Everything but the login steps loads in its own chunk (the login bundle stays small).
-const EnrollmentRoute = lazy(() => import('./routes/enrollment-route'));
-const CreateMtlsRoute = lazy(() => import('./routes/create-mtls-route'));
-const MemberRoute = lazy(() => import('./routes/member-route'));
-const AdminArea = lazy(() => import('../features/admin/components/admin-area'));
-const TakArea = lazy(() => import('../features/tak/components/tak-area'));
+// Everything but the login steps and the error pages loads in its own chunk, so that the login
+// bundle stays small; the admin area is one chunk, each guide page another.
+const EnrollmentRoute = lazyPage(() => import('./routes/enrollment-route'), 'EnrollmentRoute');
+const CreateMtlsRoute = lazyPage(() => import('./routes/create-mtls-route'), 'CreateMtlsRoute');
+const MemberRoute = lazyPage(() => import('./routes/member-route'), 'MemberRoute');
 
-function Lazy({ children }: { children: ReactNode }) {
-  const { t } = useTranslation();
-  return <Suspense fallback={<LoadingScreen text={t('loading')} />}>{children}</Suspense>;
-}
+const adminPages = () => import('./routes/admin-pages');
+const AdminHomePage = lazyPage(adminPages, 'AdminHomePage');
+const ManageUsersPage = lazyPage(adminPages, 'ManageUsersPage');
+const UserManagementPage = lazyPage(adminPages, 'UserManagementPage');
+const CodeListPage = lazyPage(adminPages, 'CodeListPage');
+const InviteQrPage = lazyPage(adminPages, 'InviteQrPage');
+const ApprovalPage = lazyPage(adminPages, 'ApprovalPage');
 
-/** The route table of spec §2; each guarded group sits under the guard of its row. */
+const QuickstartList = lazyPage(() => import('../guides/tak/quickstart-list'), 'QuickstartList');
+const UsageOverview = lazyPage(() => import('../guides/tak/usage-overview'), 'UsageOverview');
+const GuideStepPage = lazyPage(() => import('../guides/tak/guide-step-page'), 'GuideStepPage');
+
+/** Everything below a page (`/app/admin/*`): an area's other paths. */
+const below = (path: string) => `${path}/*`;
+
+/**
+ * The route table of spec §2, every page of the app: each guarded group sits under the guard of
+ * its row, and each area ends in its own not-found page (behind the area's guard).
+ */
 export function AppRoutes() {
   return (
     <Routes>
       <Route element={<AppLayout />}>
-        <Route path="/" element={<RouteGuard requirement={R.home} />} />
+        <Route path={paths.home.path} element={<RouteGuard requirement={R.home} />} />
         <Route element={<RouteGuard requirement={R.login} />}>
-          <Route path="/login" element={<LoginPage />} />
+          <Route path={paths.login.path} element={<LoginPage />} />
         </Route>
         <Route element={<RouteGuard requirement={R.loginCallsign} />}>
-          <Route path="/login/callsign" element={<CallsignPage />} />
+          <Route path={paths.loginCallsign.path} element={<CallsignPage />} />
         </Route>
         <Route element={<RouteGuard requirement={R.loginEnrollment} />}>
-          <Route
-            path="/login/enrollment"
-            element={
-              <Lazy>
-                <EnrollmentRoute />
-              </Lazy>
-            }
-          />
+          <Route path={paths.loginEnrollment.path} element={<EnrollmentRoute />} />
         </Route>
         <Route element={<RouteGuard requirement={R.loginCreateMtls} />}>
-          <Route
-            path="/login/createmtls"
-            element={
-              <Lazy>
-                <CreateMtlsRoute />
-              </Lazy>
-            }
-          />
+          <Route path={paths.loginCreateMtls.path} element={<CreateMtlsRoute />} />
         </Route>
         <Route element={<RouteGuard requirement={R.admin} />}>
-          <Route
-            path="/app/admin/*"
-            element={
-              <Lazy>
-                <AdminArea />
-              </Lazy>
-            }
-          />
+          <Route path={paths.admin.home.path} element={<AdminHomePage />} />
+          <Route path={paths.admin.manageUsers.path} element={<ManageUsersPage />} />
+          <Route path={paths.admin.userManagement.path} element={<UserManagementPage />} />
+          <Route path={paths.admin.codeList.path} element={<CodeListPage />} />
+          <Route path={paths.admin.inviteCode.path} element={<InviteQrPage />} />
+          <Route path={paths.admin.approval.path} element={<ApprovalPage />} />
+          <Route path={below(paths.admin.home.path)} element={<NotFoundPage />} />
         </Route>
         <Route element={<RouteGuard requirement={R.users} />}>
-          <Route
-            path="/app/users/:callsign/*"
-            element={
-              <Lazy>
-                <MemberRoute />
-              </Lazy>
-            }
-          />
+          <Route path={below(paths.users.home.path)} element={<MemberRoute />} />
         </Route>
         <Route element={<RouteGuard requirement={R.tak} />}>
           <Route
-            path="/app/services/tak/*"
-            element={
-              <Lazy>
-                <TakArea />
-              </Lazy>
-            }
+            path={paths.tak.home.path}
+            element={<Navigate to={paths.tak.quickstart.path} replace />}
           />
+          <Route path={paths.tak.quickstart.path} element={<QuickstartList />} />
+          <Route
+            path={paths.tak.quickstartStep.path}
+            element={<GuideStepPage section="quickstart" />}
+          />
+          <Route path={paths.tak.usage.path} element={<UsageOverview />} />
+          <Route path={paths.tak.usageStep.path} element={<GuideStepPage section="usage" />} />
+          <Route path={below(paths.tak.home.path)} element={<NotFoundPage />} />
         </Route>
-        <Route path="/error" element={<ErrorPage />} />
+        <Route path={paths.error.path} element={<ErrorPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Route>
     </Routes>

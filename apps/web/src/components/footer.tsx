@@ -7,8 +7,9 @@ import { GlobeIcon } from './globe-icon';
 // it is first used (the menu's code is fetched as soon as the pointer or focus reaches it).
 const loadLanguageMenu = () => import('./language-menu');
 const LanguageMenu = lazy(loadLanguageMenu);
-const MtlsDialog = lazy(() => import('./mtls-dialog'));
-const PrivacyDialog = lazy(() => import('./privacy-dialog'));
+const loadInfoDialogs = () => import('./info-dialogs');
+const MtlsDialog = lazy(async () => ({ default: (await loadInfoDialogs()).MtlsDialog }));
+const PrivacyDialog = lazy(async () => ({ default: (await loadInfoDialogs()).PrivacyDialog }));
 
 /** Looks and reads like the menu's trigger; activating it loads the menu and opens it. */
 function LanguageMenuPlaceholder({ onActivate }: { onActivate?: () => void }) {

@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { paths } from '../lib/paths';
 import { Logo } from './logo';
 
 export interface BackLink {
@@ -12,7 +13,7 @@ export function Header({ title, back }: { title: string; back?: BackLink | undef
     <header className="bg-emerald-950 text-emerald-50">
       <div className="mx-auto flex max-w-3xl items-center gap-3 px-4 py-3">
         <Link
-          to="/"
+          to={paths.home.path}
           className="flex min-w-0 items-center gap-3 rounded focus-visible:outline-2 focus-visible:outline-amber-400"
         >
           <Logo />

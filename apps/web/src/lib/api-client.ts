@@ -1,3 +1,4 @@
+import type { ParsedResponse, ResponseName } from './response-schemas';
 import { STORAGE_KEYS, readStored } from './storage-keys';
 
 /** A non-OK answer: the status and the server's `detail` text when it sent one. */
@@ -68,10 +69,47 @@ export async function apiRequest(path: string, options: RequestOptions = {}): Pr
   return response;
 }
 
-/** Sends one call and reads its JSON answer (typed by the contract, not re-validated here). */
-export async function apiJson<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const response = await apiRequest(path, options);
-  return (await response.json()) as T;
+/** An OK answer that is not what the contract says it is; the message names the call and why. */
+export class UnexpectedResponseError extends Error {
+  override readonly name = 'UnexpectedResponseError';
+  constructor(
+    readonly call: string,
+    readonly problems: string,
+  ) {
+    super(`Unexpected answer to ${call}: ${problems}`);
+  }
+}
+
+/** What a call's answer is once its schema has parsed it. */
+export type ApiResponse<Name extends ResponseName> = Extract<
+  ParsedResponse<Name>,
+  { ok: true }
+>['data'];
+
+// The contract's schemas bring zod: their own chunk, loaded alongside the first call.
+const loadResponseSchemas = () => import('./response-schemas');
+
+/**
+ * Sends one call and parses its JSON answer with the contract's schema `response`. Throws
+ * ApiError on a non-OK status, UnexpectedResponseError when the answer does not match.
+ */
+export async function apiJson<Name extends ResponseName>(
+  path: string,
+  response: Name,
+  options: RequestOptions = {},
+): Promise<ApiResponse<Name>> {
+  const schemas = loadResponseSchemas();
+  const answer = await apiRequest(path, options);
+  const call = `${options.method ?? 'GET'} ${path}`;
+  let body: unknown;
+  try {
+    body = await answer.json();
+  } catch {
+    throw new UnexpectedResponseError(call, 'the answer is not JSON');
+  }
+  const parsed = (await schemas).parseResponse(response, body);
+  if (!parsed.ok) throw new UnexpectedResponseError(call, parsed.problems);
+  return parsed.data;
 }
 
 export function errorMessage(error: unknown): string {

@@ -4,6 +4,7 @@
  */
 
 import type { AuthType, UserType } from '../../lib/auth-types';
+import { paths } from '../../lib/paths';
 
 /** The part of the auth context (spec §3) the guards read. */
 export interface GuardAuthState {
@@ -52,14 +53,14 @@ const redirect = (to: string): RouteDecision => ({ kind: 'redirect', to });
 /** Where `/` and `/login` send someone who is signed in; null when nobody is. */
 export function signedInTarget(auth: GuardAuthState): string | null {
   if (auth.authType === 'mtls') {
-    if (auth.userType === 'admin') return '/app/admin';
+    if (auth.userType === 'admin') return paths.admin.home.path;
     if (auth.userType === 'user' && auth.callsign !== null && auth.callsign !== '') {
-      return `/app/users/${encodeURIComponent(auth.callsign)}`;
+      return paths.users.home.href(auth.callsign);
     }
     return null;
   }
   if (auth.authType === 'jwt') {
-    return auth.userType === null ? '/login/enrollment' : '/login/createmtls';
+    return auth.userType === null ? paths.loginEnrollment.path : paths.loginCreateMtls.path;
   }
   return null;
 }
@@ -70,21 +71,23 @@ export function resolveRoute(auth: GuardAuthState, requirement: RouteRequirement
   if (requirement.signInRedirect !== undefined) {
     const target = signedInTarget(auth);
     if (target !== null) return redirect(target);
-    return requirement.signInRedirect === 'home' ? redirect('/login') : render;
+    return requirement.signInRedirect === 'home' ? redirect(paths.login.path) : render;
   }
 
-  if (requirement.otpVerified === true && !auth.otpVerified) return redirect('/login');
+  if (requirement.otpVerified === true && !auth.otpVerified) return redirect(paths.login.path);
 
   if (requirement.validUser === true && !auth.isValidUser) {
     const callsign = auth.callsign ?? auth.storedCallsign;
-    return redirect(callsign === null || callsign === '' ? '/login/callsign' : '/login/enrollment');
+    return redirect(
+      callsign === null || callsign === '' ? paths.loginCallsign.path : paths.loginEnrollment.path,
+    );
   }
 
   if (requirement.authType !== undefined && requirement.authType !== auth.authType) {
-    return redirect('/');
+    return redirect(paths.home.path);
   }
   const allowed = requirement.allowedUserTypes ?? DEFAULT_ALLOWED_USER_TYPES;
-  if (!allowed.includes(auth.userType)) return redirect('/');
+  if (!allowed.includes(auth.userType)) return redirect(paths.home.path);
 
   return render;
 }

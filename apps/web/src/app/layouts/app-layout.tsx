@@ -7,11 +7,12 @@ import { LoadingScreen } from '../../components/loading-screen';
 import { useAuth } from '../../features/auth/components/auth-provider';
 import { healthQueryOptions } from '../../features/health/api/health';
 import { isMtlsOrigin } from '../../lib/hosts';
+import { paths } from '../../lib/paths';
 import { ScrollToTop } from '../scroll-to-top';
 
 /** Pages with a back link at the right of the header, and where it leads. */
 const BACK_LINKS: Record<string, string> = {
-  '/login/callsign': '/login',
+  [paths.loginCallsign.path]: paths.login.path,
 };
 
 function useBackLink(): BackLink | undefined {

@@ -11,5 +11,3 @@ export function CreateMtlsRoute() {
     />
   );
 }
-
-export default CreateMtlsRoute;

@@ -1,14 +1,14 @@
 import { Navigate, useParams } from 'react-router';
 import { useAuth } from '../../features/auth/components/auth-provider';
 import { MemberHome } from '../../features/member/components/member-home';
+import { TakCard } from '../../features/tak/components/tak-card';
+import { paths } from '../../lib/paths';
 
 /** /app/users/{callsign}: a member sees only their own home. */
 export function MemberRoute() {
   const auth = useAuth();
   const { callsign } = useParams();
   const own = auth.callsign ?? '';
-  if (callsign !== own) return <Navigate to={`/app/users/${encodeURIComponent(own)}`} replace />;
-  return <MemberHome callsign={own} />;
+  if (callsign !== own) return <Navigate to={paths.users.home.href(own)} replace />;
+  return <MemberHome callsign={own} serviceCard={<TakCard />} />;
 }
-
-export default MemberRoute;

@@ -2,7 +2,7 @@ import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
 import { LinkButton } from '../../components/button';
 import { Navbar } from '../../components/navbar';
-import { NotFoundPage } from '../../features/errors/components/not-found-page';
+import { NotFoundPage } from '../../components/not-found-page';
 import { TakDownloadButton } from '../../features/tak/components/tak-download';
 import { GuideCardView } from './guide-card';
 import { ProgressIndicator } from './progress-indicator';
@@ -59,5 +59,3 @@ export function GuideStepPage({ section }: { section: GuideSection }) {
     </>
   );
 }
-
-export default GuideStepPage;

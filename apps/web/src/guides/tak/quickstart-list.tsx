@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { LinkButton } from '../../components/button';
 import { Navbar } from '../../components/navbar';
+import { paths } from '../../lib/paths';
 import { GUIDE_PLATFORMS, TAK_GUIDES, stepPath } from './structure';
 
 /** /app/services/tak/quickstart: one card per app leading to its first step (spec §2). */
@@ -8,7 +9,11 @@ export function QuickstartList() {
   const { t } = useTranslation();
   return (
     <>
-      <Navbar title={t('tak.quickstart.title')} backUrl="/" backLabel={t('tak.nav.home')} />
+      <Navbar
+        title={t('tak.quickstart.title')}
+        backUrl={paths.home.path}
+        backLabel={t('tak.nav.home')}
+      />
       <div className="mx-auto flex w-full max-w-3xl flex-col gap-4 px-4 py-5">
         <h1 className="text-2xl font-bold">{t('tak.quickstart.title')}</h1>
         <p className="text-stone-700">{t('tak.quickstart.intro')}</p>
@@ -44,5 +49,3 @@ export function QuickstartList() {
     </>
   );
 }
-
-export default QuickstartList;

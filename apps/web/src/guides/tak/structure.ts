@@ -11,6 +11,7 @@ import storeSvg from './illustrations/app-store.svg';
 import teamRoleSvg from './illustrations/team-role.svg';
 import windowsSvg from './illustrations/windows-install.svg';
 import zipSvg from './illustrations/zip-download.svg';
+import { paths } from '../../lib/paths';
 
 /**
  * The TAK guides of spec §2 and §9: which steps each guide has and which cards each step shows.
@@ -35,8 +36,6 @@ export interface GuideStep {
   id: string;
   cards: readonly GuideCard[];
 }
-
-export const TAK_BASE = '/app/services/tak';
 
 export const ILLUSTRATIONS = { flow: flowSvg, commandPost: commandPostSvg, fighter: fighterSvg };
 
@@ -172,12 +171,17 @@ export const TAK_GUIDES: Record<GuideSection, Record<GuidePlatform, readonly Gui
 
 export const GUIDE_PLATFORMS: readonly GuidePlatform[] = ['android', 'ios', 'win'];
 
+const SECTION_PATHS = {
+  quickstart: { list: paths.tak.quickstart, step: paths.tak.quickstartStep },
+  usage: { list: paths.tak.usage, step: paths.tak.usageStep },
+} as const;
+
 export function sectionPath(section: GuideSection): string {
-  return `${TAK_BASE}/${section}`;
+  return SECTION_PATHS[section].list.path;
 }
 
 export function stepPath(section: GuideSection, step: string): string {
-  return `${TAK_BASE}/${section}/${step}`;
+  return SECTION_PATHS[section].step.href(step);
 }
 
 export interface StepPlace {

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { LinkButton } from '../../components/button';
 import { EnlargeableImage } from '../../components/enlarge-image-dialog';
 import { Navbar } from '../../components/navbar';
+import { paths } from '../../lib/paths';
 import { ILLUSTRATIONS, stepPath } from './structure';
 
 /** How far the usage overview scrolls down on load (spec §9). */
@@ -29,7 +30,11 @@ export function UsageOverview() {
   }, []);
   return (
     <>
-      <Navbar title={t('tak.usage.title')} backUrl="/" backLabel={t('tak.nav.home')} />
+      <Navbar
+        title={t('tak.usage.title')}
+        backUrl={paths.home.path}
+        backLabel={t('tak.nav.home')}
+      />
       <div className="mx-auto flex w-full max-w-3xl flex-col gap-4 px-4 py-5">
         <h1 className="text-2xl font-bold">{t('tak.usage.title')}</h1>
         <p className="text-stone-700">{t('tak.usage.intro')}</p>
@@ -64,5 +69,3 @@ export function UsageOverview() {
     </>
   );
 }
-
-export default UsageOverview;

@@ -1,19 +1,13 @@
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
-import {
-  apiPaths,
-  ENROLLMENT_STATE,
-  type AcceptResponse,
-  type EnrollmentListResponse,
-  type LockResponse,
-} from '@callsign/contract';
+import { apiPaths, ENROLLMENT_STATE } from '@callsign/contract';
 import { apiJson } from '../../../lib/api-client';
 import { adminFailure } from './failure';
-import { adminKeys } from './keys';
+import { adminKeys } from './query-keys';
 
 /** GET enrollment/list: the callsigns still waiting for a decision (state 0). */
 export async function fetchWaitingUsers(): Promise<string[]> {
   try {
-    const answer = await apiJson<EnrollmentListResponse>(apiPaths.enrollmentList);
+    const answer = await apiJson(apiPaths.enrollmentList, 'enrollmentList');
     return answer.callsign_list
       .filter((entry) => entry.state === ENROLLMENT_STATE.pending)
       .map((entry) => entry.callsign);
@@ -29,7 +23,7 @@ export function waitingUsersQueryOptions() {
 /** POST enrollment/accept with the code the enrollee shows. */
 export async function approveUser(callsign: string, approvecode: string): Promise<string> {
   try {
-    const answer = await apiJson<AcceptResponse>(apiPaths.accept, {
+    const answer = await apiJson(apiPaths.accept, 'accept', {
       method: 'POST',
       body: { callsign, approvecode },
     });
@@ -45,7 +39,7 @@ export const LOCK_REASON = 'Locked by an admin';
 /** POST enrollment/lock: rejects the enrollment. */
 export async function rejectUser(callsign: string): Promise<void> {
   try {
-    await apiJson<LockResponse>(apiPaths.lock, {
+    await apiJson(apiPaths.lock, 'lock', {
       method: 'POST',
       body: { callsign, lock_reason: LOCK_REASON },
     });

@@ -1,11 +1,11 @@
 import { queryOptions } from '@tanstack/react-query';
-import { apiPaths, type IdmConsoleResponse } from '@callsign/contract';
+import { apiPaths } from '@callsign/contract';
 import { apiJson } from '../../../lib/api-client';
-import { adminKeys } from './keys';
+import { adminKeys } from './query-keys';
 
 /** GET admin/idm-console: the identity-management console the server is configured with. */
 export async function fetchIdmConsoleUrl(): Promise<string> {
-  const answer = await apiJson<IdmConsoleResponse>(apiPaths.idmConsole);
+  const answer = await apiJson(apiPaths.idmConsole, 'idmConsole');
   return answer.idm_console_url;
 }
 

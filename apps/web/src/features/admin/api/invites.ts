@@ -1,13 +1,8 @@
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
-import {
-  apiPaths,
-  type CreateInviteResponse,
-  type DeleteInviteResponse,
-  type PoolsResponse,
-} from '@callsign/contract';
+import { apiPaths } from '@callsign/contract';
 import { apiJson } from '../../../lib/api-client';
 import { adminFailure } from './failure';
-import { adminKeys } from './keys';
+import { adminKeys } from './query-keys';
 
 export interface InviteCode {
   code: string;
@@ -19,7 +14,7 @@ const LIST_FAILED = 'Failed to login as admin';
 /** GET enrollment/pools: the invite codes that are not deleted. */
 export async function fetchInviteCodes(): Promise<InviteCode[]> {
   try {
-    const answer = await apiJson<PoolsResponse>(apiPaths.pools);
+    const answer = await apiJson(apiPaths.pools, 'pools');
     return answer.pools.map((pool) => ({ code: pool.invitecode, active: pool.active }));
   } catch (error) {
     return adminFailure(error, LIST_FAILED);
@@ -33,7 +28,7 @@ export function inviteCodesQueryOptions() {
 /** POST enrollment/invitecode/create (no body): the new code. */
 export async function createInviteCode(): Promise<string> {
   try {
-    const answer = await apiJson<CreateInviteResponse>(apiPaths.createInvite, { method: 'POST' });
+    const answer = await apiJson(apiPaths.createInvite, 'createInvite', { method: 'POST' });
     return answer.invite_code;
   } catch (error) {
     return adminFailure(error, LIST_FAILED);
@@ -52,10 +47,10 @@ const CHANGE_FAILED: Record<InviteChange, string> = {
 export async function changeInviteCode(change: InviteChange, code: string): Promise<void> {
   try {
     if (change === 'delete') {
-      await apiJson<DeleteInviteResponse>(apiPaths.invite(code), { method: 'DELETE' });
+      await apiJson(apiPaths.invite(code), 'deleteInvite', { method: 'DELETE' });
     } else {
       const path = change === 'activate' ? apiPaths.activateInvite : apiPaths.deactivateInvite;
-      await apiJson(path, { method: 'PUT', body: { invite_code: code } });
+      await apiJson(path, 'inviteToggle', { method: 'PUT', body: { invite_code: code } });
     }
   } catch (error) {
     adminFailure(error, CHANGE_FAILED[change]);

@@ -1,14 +1,8 @@
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
-import {
-  apiPaths,
-  ROLE_ADMIN,
-  type PeopleListResponse,
-  type RevokePersonResponse,
-  type RoleChangeResponse,
-} from '@callsign/contract';
-import { ApiError, apiJson } from '../../../lib/api-client';
+import { apiPaths, ROLE_ADMIN, type RevokePersonResponse } from '@callsign/contract';
+import { apiJson } from '../../../lib/api-client';
 import { adminFailure } from './failure';
-import { adminKeys } from './keys';
+import { adminKeys } from './query-keys';
 
 export interface Person {
   callsign: string;
@@ -20,7 +14,7 @@ const LIST_FAILED = 'Failed to login as admin';
 /** GET people/list: the active members, admins marked by the role (spec §3). */
 export async function fetchPeople(): Promise<Person[]> {
   try {
-    const answer = await apiJson<PeopleListResponse>(apiPaths.peopleList);
+    const answer = await apiJson(apiPaths.peopleList, 'peopleList');
     return answer.callsign_list.map((entry) => ({
       callsign: entry.callsign,
       isAdmin: entry.roles.includes(ROLE_ADMIN),
@@ -37,7 +31,7 @@ export function peopleQueryOptions() {
 /** DELETE people/{callsign}: revokes the member and every key they hold. */
 export async function revokePerson(callsign: string): Promise<RevokePersonResponse> {
   try {
-    return await apiJson<RevokePersonResponse>(apiPaths.person(callsign), { method: 'DELETE' });
+    return await apiJson(apiPaths.person(callsign), 'revokePerson', { method: 'DELETE' });
   } catch (error) {
     return adminFailure(error, LIST_FAILED);
   }
@@ -50,19 +44,20 @@ const ROLE_CHANGE_FAILED: Record<RoleChange, string> = {
   demote: 'Failed to demote user',
 };
 
-/** POST enrollment/promote or enrollment/demote; `success: false` is a failure too (spec §8). */
+/**
+ * POST enrollment/promote or enrollment/demote. An answer without `success: true` does not match
+ * the contract, so it fails as an unexpected answer (spec §8: not a success).
+ */
 export async function changeRole(change: RoleChange, callsign: string): Promise<string> {
-  let answer: RoleChangeResponse;
   try {
-    answer = await apiJson<RoleChangeResponse>(apiPaths[change], {
+    const answer = await apiJson(apiPaths[change], 'roleChange', {
       method: 'POST',
       body: { callsign },
     });
+    return answer.detail;
   } catch (error) {
     return adminFailure(error, ROLE_CHANGE_FAILED[change]);
   }
-  if (!(answer.success as boolean)) throw new ApiError(200, ROLE_CHANGE_FAILED[change]);
-  return answer.detail;
 }
 
 function useInvalidatePeople() {

@@ -1,11 +1,14 @@
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LinkButton } from '../../../components/button';
 import { Card } from '../../../components/card';
-import { TakCard } from '../../../components/tak-card';
-import { adminPaths } from '../paths';
+import { paths } from '../../../lib/paths';
 
-/** /app/admin: the welcome, the way to the user management, and the TAK card (spec §2). */
-export function AdminHome({ callsign }: { callsign: string }) {
+/**
+ * /app/admin: the welcome, the way to the user management, and the service card the app puts
+ * below them (the TAK card, spec §2).
+ */
+export function AdminHome({ callsign, serviceCard }: { callsign: string; serviceCard: ReactNode }) {
   const { t } = useTranslation();
   return (
     <div className="mx-auto flex w-full max-w-2xl flex-col gap-5 px-4 py-6">
@@ -17,11 +20,11 @@ export function AdminHome({ callsign }: { callsign: string }) {
       </div>
       <Card title={t('admin.home.users_title')}>
         <p className="mt-2 text-stone-700">{t('admin.home.users_text')}</p>
-        <LinkButton to={adminPaths.manageUsers} className="mt-4 w-full sm:w-auto">
+        <LinkButton to={paths.admin.manageUsers.path} className="mt-4 w-full sm:w-auto">
           {t('admin.home.manage_users')}
         </LinkButton>
       </Card>
-      <TakCard />
+      {serviceCard}
     </div>
   );
 }

@@ -1,8 +1,9 @@
-import { useId, useReducer, useState } from 'react';
+import { useReducer, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../../components/button';
 import { ConfirmStepButtons } from '../../../components/confirm-dialog';
 import { Dialog } from '../../../components/dialog';
+import { TextField } from '../../../components/text-field';
 import { errorMessage } from '../../../lib/api-client';
 import { useApproveUser, useRejectUser } from '../api/approvals';
 import { approvalReducer, INITIAL_APPROVAL } from './approval-machine';
@@ -21,7 +22,6 @@ export function ApprovalDialog({
   onClose: () => void;
 }) {
   const { t } = useTranslation();
-  const codeId = useId();
   const [state, dispatch] = useReducer(approvalReducer, INITIAL_APPROVAL);
   const [code, setCode] = useState(initialCode);
   const approve = useApproveUser();
@@ -141,23 +141,18 @@ export function ApprovalDialog({
               <span className="font-semibold">{t('admin.approval.callsign')}:</span>{' '}
               <span className="break-all">{callsign}</span>
             </p>
-            <div className="flex flex-col gap-1">
-              <label htmlFor={codeId} className="font-semibold">
-                {t('admin.approval.code_label')}
-              </label>
-              <input
-                id={codeId}
-                value={code}
-                disabled={busy}
-                autoComplete="off"
-                autoCapitalize="characters"
-                spellCheck={false}
-                onChange={(event) => {
-                  setCode(event.target.value);
-                }}
-                className="min-h-11 rounded-md border border-stone-400 px-3 py-2 font-mono text-lg tracking-widest focus-visible:outline-3 focus-visible:outline-amber-500"
-              />
-            </div>
+            <TextField
+              label={t('admin.approval.code_label')}
+              code
+              value={code}
+              disabled={busy}
+              autoComplete="off"
+              autoCapitalize="characters"
+              spellCheck={false}
+              onChange={(event) => {
+                setCode(event.target.value);
+              }}
+            />
           </form>
           {state.step === 'initial' && state.error !== null && (
             <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">

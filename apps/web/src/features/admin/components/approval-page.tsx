@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { waitingUsersQueryOptions } from '../api/approvals';
-import { adminPaths } from '../paths';
+import { paths } from '../../../lib/paths';
 import { AdminPage } from './admin-page';
 import { ApprovalDialog } from './approval-dialog';
 import { QueryState } from './query-state';
@@ -35,7 +35,7 @@ export function ApprovalPage() {
   };
 
   return (
-    <AdminPage title={t('admin.approval.title')} back={adminPaths.manageUsers}>
+    <AdminPage title={t('admin.approval.title')} back={paths.admin.manageUsers.path}>
       <p className="text-stone-700">{t('admin.approval.intro')}</p>
       <QueryState isPending={waiting.isPending} error={waiting.error} />
       {waiting.data?.length === 0 && (

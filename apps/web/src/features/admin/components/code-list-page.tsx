@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { Button } from '../../../components/button';
 import { ConfirmDialog } from '../../../components/confirm-dialog';
+import { TextField } from '../../../components/text-field';
 import { errorMessage } from '../../../lib/api-client';
 import {
   inviteCodesQueryOptions,
@@ -11,7 +12,7 @@ import {
   useCreateInviteCode,
   type InviteCode,
 } from '../api/invites';
-import { adminPaths } from '../paths';
+import { paths } from '../../../lib/paths';
 import { AdminPage } from './admin-page';
 import { InviteCodeMenu, type CodeAction } from './invite-code-menu';
 import { Outcome, QueryState } from './query-state';
@@ -44,7 +45,7 @@ export function CodeListPage() {
     if (asked === null) return;
     const { action, code } = asked;
     if (action === 'show') {
-      void navigate(adminPaths.code(code));
+      void navigate(paths.admin.inviteCode.href(code));
       return;
     }
     change.mutate(
@@ -69,7 +70,7 @@ export function CodeListPage() {
   };
 
   return (
-    <AdminPage title={t('admin.codes.title')} back={adminPaths.manageUsers}>
+    <AdminPage title={t('admin.codes.title')} back={paths.admin.manageUsers.path}>
       <p className="text-stone-700">{t('admin.codes.intro')}</p>
       <Button
         className="w-full sm:w-auto sm:self-start"
@@ -78,7 +79,7 @@ export function CodeListPage() {
           setOutcome(null);
           create.mutate(undefined, {
             onSuccess: (code) => {
-              void navigate(adminPaths.code(code));
+              void navigate(paths.admin.inviteCode.href(code));
             },
           });
         }}
@@ -91,15 +92,12 @@ export function CodeListPage() {
         </p>
       )}
       <div role="search">
-        <label htmlFor="code-search" className="sr-only">
-          {t('admin.codes.search')}
-        </label>
-        <input
-          id="code-search"
+        <TextField
+          label={t('admin.codes.search')}
+          hideLabel
           type="search"
           placeholder={t('admin.codes.search')}
           autoComplete="off"
-          className="min-h-11 w-full rounded-md border border-stone-400 bg-white px-3 py-2 focus-visible:outline-3 focus-visible:outline-amber-500"
         />
       </div>
       <Outcome outcome={outcome} />
@@ -110,7 +108,7 @@ export function CodeListPage() {
           {codes.data.map((invite) => (
             <li key={invite.code} className="flex items-center gap-2 px-3 py-2">
               <Link
-                to={adminPaths.code(invite.code)}
+                to={paths.admin.inviteCode.href(invite.code)}
                 className="flex min-h-11 min-w-0 flex-1 flex-wrap items-center gap-x-3 gap-y-1 rounded hover:underline focus-visible:outline-3 focus-visible:outline-amber-500"
               >
                 <span className="font-mono text-lg tracking-widest">{invite.code}</span>

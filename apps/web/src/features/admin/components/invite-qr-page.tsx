@@ -4,12 +4,12 @@ import { LinkButton } from '../../../components/button';
 import { Card } from '../../../components/card';
 import { CopyLinkButton, LinkQrCode } from '../../../components/share-link';
 import { publicOrigin } from '../../../lib/hosts';
-import { adminPaths } from '../paths';
+import { paths } from '../../../lib/paths';
 import { AdminPage } from './admin-page';
 
 /** The invite link: the public host (no mtls. prefix, the port kept) and /login?code= (spec §2). */
 export function inviteLink(code: string, origin = publicOrigin()): string {
-  return `${origin}/login?${new URLSearchParams({ code }).toString()}`;
+  return `${origin}${paths.login.path}?${new URLSearchParams({ code }).toString()}`;
 }
 
 /** /app/admin/user-management/code-list/{inviteCode}: the code's QR code, link and how to use it. */
@@ -18,7 +18,7 @@ export function InviteQrPage() {
   const { inviteCode = '' } = useParams();
   const link = inviteLink(inviteCode);
   return (
-    <AdminPage title={t('admin.code.title', { code: inviteCode })} back={adminPaths.codeList}>
+    <AdminPage title={t('admin.code.title', { code: inviteCode })} back={paths.admin.codeList.path}>
       <LinkQrCode link={link} size={240} label={t('admin.code.qr_label', { code: inviteCode })} />
       <p className="rounded-md bg-stone-100 p-3 font-mono text-sm break-all">{link}</p>
       <CopyLinkButton
@@ -33,7 +33,7 @@ export function InviteQrPage() {
           <li>{t('admin.code.instructions.approve')}</li>
         </ol>
       </Card>
-      <LinkButton to={adminPaths.codeList} className="w-full sm:w-auto sm:self-start">
+      <LinkButton to={paths.admin.codeList.path} className="w-full sm:w-auto sm:self-start">
         {t('admin.code.back')}
       </LinkButton>
     </AdminPage>

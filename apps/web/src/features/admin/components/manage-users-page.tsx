@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { idmConsoleQueryOptions } from '../api/idm-console';
-import { adminPaths } from '../paths';
+import { paths } from '../../../lib/paths';
 import { AdminPage } from './admin-page';
 import { ExternalLinkCard, LinkCard } from './link-card';
 import { QueryState } from './query-state';
@@ -11,20 +11,20 @@ export function ManageUsersPage() {
   const { t } = useTranslation();
   const idmConsole = useQuery(idmConsoleQueryOptions());
   return (
-    <AdminPage title={t('admin.manageusers.title')} back={adminPaths.home}>
+    <AdminPage title={t('admin.manageusers.title')} back={paths.admin.home.path}>
       <nav aria-label={t('admin.manageusers.title')} className="flex flex-col gap-3">
         <LinkCard
-          to={adminPaths.codeList}
+          to={paths.admin.codeList.path}
           title={t('admin.manageusers.add_users')}
           text={t('admin.manageusers.add_users_text')}
         />
         <LinkCard
-          to={adminPaths.approval}
+          to={paths.admin.approval.path}
           title={t('admin.manageusers.approve_users')}
           text={t('admin.manageusers.approve_users_text')}
         />
         <LinkCard
-          to={adminPaths.userManagement}
+          to={paths.admin.userManagement.path}
           title={t('admin.manageusers.manage_users')}
           text={t('admin.manageusers.manage_users_text')}
         />

@@ -79,6 +79,18 @@ describe('UserManagementPage', () => {
     expect(screen.getByRole('button', { name: 'Boss1' })).toBeInTheDocument();
   });
 
+  it('an answer that does not match the contract shows what is wrong with it', async () => {
+    server.use(
+      http.get(apiPaths.peopleList, () =>
+        HttpResponse.json({ callsign_list: [{ callsign: 'Boss1', roles: 'admin' }] }),
+      ),
+    );
+    renderWithProviders(<UserManagementPage />);
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Error: Unexpected answer to GET /api/v1/people/list: callsign_list.0.roles:',
+    );
+  });
+
   it('says there is nothing to list when there are no members', async () => {
     fakePeople([{ callsign: 'Boss1', roles: ['admin'] }]);
     renderWithProviders(<UserManagementPage />);

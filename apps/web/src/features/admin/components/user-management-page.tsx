@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { peopleQueryOptions, type Person } from '../api/people';
-import { adminPaths } from '../paths';
+import { paths } from '../../../lib/paths';
 import { AdminPage } from './admin-page';
 import { Outcome, QueryState } from './query-state';
 import { UserDialog } from './user-dialog';
@@ -72,7 +72,7 @@ export function UserManagementPage() {
   };
 
   return (
-    <AdminPage title={t('admin.users.title')} back={adminPaths.manageUsers}>
+    <AdminPage title={t('admin.users.title')} back={paths.admin.manageUsers.path}>
       <p className="text-stone-700">{t('admin.users.intro')}</p>
       <Outcome outcome={outcome} />
       <QueryState isPending={people.isPending} error={people.error} />

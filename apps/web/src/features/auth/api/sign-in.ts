@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import { apiPaths, type CheckAuthResponse } from '@callsign/contract';
+import { apiPaths } from '@callsign/contract';
 import { ApiError, apiJson, errorMessage } from '../../../lib/api-client';
 import type { AuthType, UserType } from '../../../lib/auth-types';
 
@@ -20,7 +20,7 @@ export const authKeys = {
 /** GET check-auth/mtls_or_jwt: the type, or null on 403 (spec §8 for other statuses). */
 export async function fetchAuthType(): Promise<AuthType | null> {
   try {
-    const answer = await apiJson<CheckAuthResponse>(apiPaths.checkAuthAny, { bearer: true });
+    const answer = await apiJson(apiPaths.checkAuthAny, 'checkAuth', { bearer: true });
     return answer.type;
   } catch (error) {
     if (error instanceof ApiError) {
@@ -33,14 +33,14 @@ export async function fetchAuthType(): Promise<AuthType | null> {
 
 /** GET check-auth/validuser: the caller's callsign (userid). */
 export async function fetchValidUser(): Promise<string | null> {
-  const answer = await apiJson<CheckAuthResponse>(apiPaths.checkAuthValidUser, { bearer: true });
+  const answer = await apiJson(apiPaths.checkAuthValidUser, 'checkAuth', { bearer: true });
   return answer.userid;
 }
 
 /** GET check-auth/validuser/admin: OK is admin, 403 is not admin, anything else an error. */
 export async function fetchIsAdmin(): Promise<boolean> {
   try {
-    await apiJson<CheckAuthResponse>(apiPaths.checkAuthAdmin, { bearer: true });
+    await apiJson(apiPaths.checkAuthAdmin, 'checkAuth', { bearer: true });
     return true;
   } catch (error) {
     if (error instanceof ApiError) {

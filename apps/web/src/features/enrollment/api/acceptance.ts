@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import { ACCEPTANCE_POLL_INTERVAL_MS, apiPaths, type AcceptanceResponse } from '@callsign/contract';
+import { ACCEPTANCE_POLL_INTERVAL_MS, apiPaths } from '@callsign/contract';
 import { ApiError, apiJson } from '../../../lib/api-client';
 import { STORAGE_KEYS, readStored } from '../../../lib/storage-keys';
 
@@ -12,7 +12,7 @@ export const enrollmentKeys = {
 export async function fetchAcceptance(): Promise<boolean> {
   if (readStored(STORAGE_KEYS.token) === null) return false;
   try {
-    const answer = await apiJson<AcceptanceResponse>(apiPaths.acceptance, { bearer: true });
+    const answer = await apiJson(apiPaths.acceptance, 'acceptance', { bearer: true });
     return answer.have_i_been_accepted;
   } catch (error) {
     if (error instanceof ApiError)

@@ -4,13 +4,14 @@ import { useTranslation } from 'react-i18next';
 import { CollapsibleCard } from '../../../components/collapsible-card';
 import { CopyLinkButton, LinkQrCode } from '../../../components/share-link';
 import { mtlsOrigin } from '../../../lib/hosts';
+import { paths } from '../../../lib/paths';
 import { STORAGE_KEYS, readStored } from '../../../lib/storage-keys';
 import { acceptanceQueryOptions } from '../api/acceptance';
 
 /** The link an admin opens to approve this enrollment (spec §2). */
 export function approvalLink(callsign: string, approveCode: string, origin = mtlsOrigin()): string {
   const query = new URLSearchParams({ callsign, approvalcode: approveCode });
-  return `${origin}/app/admin/user-management/approval?${query.toString()}`;
+  return `${origin}${paths.admin.approval.path}?${query.toString()}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { LinkButton } from '../../../components/button';
+import { paths } from '../../../lib/paths';
 
 /** /error?code=...: `error.{code}.title/details`, falling back to `error.fall_back` (spec §8). */
 export function ErrorPage() {
@@ -29,7 +30,7 @@ export function ErrorPage() {
           </a>
         </p>
       )}
-      <LinkButton to="/" className="mt-4 w-full sm:w-auto">
+      <LinkButton to={paths.home.path} className="mt-4 w-full sm:w-auto">
         {t('error.return_home')}
       </LinkButton>
     </div>

@@ -10,7 +10,7 @@ export const healthKeys = {
 /** GET healthcheck: the deployment's name for the header; a failure is only logged (spec §8). */
 export async function fetchHealth(): Promise<HealthcheckResponse | null> {
   try {
-    return await apiJson<HealthcheckResponse>(apiPaths.healthcheck);
+    return await apiJson(apiPaths.healthcheck, 'healthcheck');
   } catch (error) {
     console.error('Health check failed', error);
     return null;

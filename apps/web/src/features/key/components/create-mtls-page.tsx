@@ -2,9 +2,10 @@ import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../../components/button';
 import { EnlargeableImage } from '../../../components/enlarge-image-dialog';
-import { MtlsDialog } from '../../../components/mtls-dialog';
-import passwordIsCallsign from '../../../guides/key-install/illustrations/password-is-callsign.svg';
+import { MtlsDialog } from '../../../components/info-dialogs';
+import passwordIsCallsign from '../illustrations/password-is-callsign.svg';
 import { mtlsOrigin } from '../../../lib/hosts';
+import { paths } from '../../../lib/paths';
 import { detectCurrentPlatform, type Platform } from '../../../lib/platform';
 import { useKeyDownload } from '../api/key-download';
 import type { GuideOs } from './os-guide';
@@ -22,9 +23,7 @@ const OsGuide = lazy(() => import('./os-guide'));
 
 /** Where "Navigate with your key" goes: the mTLS face, admin area or the member's home. */
 export function keyNavigationUrl(isAdmin: boolean, callsign: string | null, origin = mtlsOrigin()) {
-  return isAdmin
-    ? `${origin}/app/admin`
-    : `${origin}/app/users/${encodeURIComponent(callsign ?? '')}`;
+  return `${origin}${isAdmin ? paths.admin.home.path : paths.users.home.href(callsign ?? '')}`;
 }
 
 /** /login/createmtls: download the key, install it with the guide of the device, go on. */

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { EnlargeableImage } from '../../../components/enlarge-image-dialog';
-import certificatePrompt from '../../../guides/key-install/illustrations/browser-certificate-prompt.svg';
-import phoneKeyFile from '../../../guides/key-install/illustrations/phone-key-file.svg';
+import certificatePrompt from '../illustrations/browser-certificate-prompt.svg';
+import phoneKeyFile from '../illustrations/phone-key-file.svg';
 
 /** The guide keys of the writers' `keyguide.os.*`. */
 export type GuideOs = 'windows' | 'macos' | 'android' | 'ios' | 'linux';

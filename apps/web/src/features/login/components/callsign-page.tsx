@@ -1,9 +1,11 @@
-import { useId, useRef, useState, type SubmitEvent } from 'react';
+import { useRef, useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate } from 'react-router';
 import { Button } from '../../../components/button';
+import { TextField } from '../../../components/text-field';
 import { useSetGlobalLoading } from '../../../lib/global-loading';
 import { reloadTo } from '../../../lib/navigation';
+import { paths } from '../../../lib/paths';
 import { STORAGE_KEYS, writeStored } from '../../../lib/storage-keys';
 import { validateCallsign } from '../../../lib/validation';
 import { callsignErrorKey, useAdminLogin, useEnroll, type AdminLoginCache } from '../api/login';
@@ -20,11 +22,8 @@ export function CallsignPage() {
   const [callsign, setCallsign] = useState('');
   const [touched, setTouched] = useState(false);
   const [submitError, setSubmitError] = useState<string | null>(null);
-  const inputId = useId();
-  const errorId = useId();
-  const hintId = useId();
 
-  if (session.codeType === 'unknown') return <Navigate to="/login" replace />;
+  if (session.codeType === 'unknown') return <Navigate to={paths.login.path} replace />;
 
   const validationError = validateCallsign(callsign);
   const fieldError = touched && validationError !== undefined ? t(validationError) : null;
@@ -49,7 +48,7 @@ export function CallsignPage() {
           onSuccess: (token) => {
             writeStored(STORAGE_KEYS.token, token);
             writeStored(STORAGE_KEYS.callsign, callsign);
-            reloadTo('/login/createmtls');
+            reloadTo(paths.loginCreateMtls.path);
           },
           onError: onFailure,
         },
@@ -62,7 +61,7 @@ export function CallsignPage() {
             writeStored(STORAGE_KEYS.token, answer.jwt);
             writeStored(STORAGE_KEYS.approveCode, answer.approvecode);
             writeStored(STORAGE_KEYS.callsign, answer.callsign);
-            reloadTo('/login/enrollment');
+            reloadTo(paths.loginEnrollment.path);
           },
           onError: onFailure,
         },
@@ -75,21 +74,15 @@ export function CallsignPage() {
       <h1 className="text-2xl font-bold">{t('callsign.title')}</h1>
       <p className="mt-3 text-stone-700">{t('callsign.intro')}</p>
       <form className="mt-6 flex flex-col gap-3" noValidate onSubmit={onSubmit}>
-        <label htmlFor={inputId} className="font-semibold">
-          {t('callsign.label')}
-        </label>
-        <p id={hintId} className="text-sm text-stone-600">
-          {t('callsign.hint')}
-        </p>
-        <input
-          id={inputId}
+        <TextField
+          label={t('callsign.label')}
+          hint={t('callsign.hint')}
+          error={shownError}
           name="callsign"
           value={callsign}
           autoComplete="username"
           autoCapitalize="none"
           spellCheck={false}
-          aria-invalid={shownError !== null}
-          aria-describedby={shownError !== null ? `${hintId} ${errorId}` : hintId}
           onChange={(event) => {
             setCallsign(event.target.value);
             setTouched(true);
@@ -98,13 +91,7 @@ export function CallsignPage() {
           onBlur={() => {
             setTouched(true);
           }}
-          className="min-h-11 rounded-md border border-stone-400 bg-white px-3 py-2 text-lg focus:border-emerald-700 focus:outline-3 focus:outline-amber-500 aria-invalid:border-red-700"
         />
-        {shownError !== null && (
-          <p id={errorId} role="alert" className="text-red-700">
-            {shownError}
-          </p>
-        )}
         <Button type="submit" disabled={pending || (touched && validationError !== undefined)}>
           {pending ? t('callsign.submitting') : t('callsign.submit')}
         </Button>

@@ -1,10 +1,12 @@
-import { useEffect, useId, useRef, useState, type SubmitEvent } from 'react';
+import { useEffect, useRef, useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { Button } from '../../../components/button';
 import { HeroImage } from '../../../components/hero-image';
+import { TextField } from '../../../components/text-field';
 import { ApiError } from '../../../lib/api-client';
 import { mtlsOrigin } from '../../../lib/hosts';
+import { paths } from '../../../lib/paths';
 import { normalizeCode, validateLoginCode } from '../../../lib/validation';
 import { useCheckCode } from '../api/login';
 import { useLoginSession } from './login-session';
@@ -26,8 +28,6 @@ export function LoginPage() {
   const [serverError, setServerError] = useState<string | null>(null);
   const [codeWrong, setCodeWrong] = useState(false);
   const autoSubmitted = useRef(false);
-  const inputId = useId();
-  const errorId = useId();
 
   const validationError = validateLoginCode(code);
   const fieldError = validating && validationError !== undefined ? t(validationError) : null;
@@ -39,10 +39,10 @@ export function LoginPage() {
       onSuccess: (validity) => {
         if (validity.isAdminCodeValid) {
           session.verify(value, 'admin');
-          void navigate('/login/callsign');
+          void navigate(paths.loginCallsign.path);
         } else if (validity.isEnrollmentCodeValid) {
           session.verify(value, 'user');
-          void navigate('/login/callsign');
+          void navigate(paths.loginCallsign.path);
         } else {
           session.reset();
           setCodeWrong(true);
@@ -82,19 +82,25 @@ export function LoginPage() {
         <p className="mt-1 text-lg text-emerald-900">{t('dynamic:deployment_name')}</p>
         <p className="mt-3 text-stone-700">{t('login.intro')}</p>
         <form className="mt-6 flex flex-col gap-3" noValidate onSubmit={onSubmit}>
-          <label htmlFor={inputId} className="font-semibold">
-            {t('login.code_label')}
-          </label>
-          <input
-            id={inputId}
+          <TextField
+            label={t('login.code_label')}
+            code
             name="code"
             value={code}
             autoComplete="one-time-code"
             autoCapitalize="characters"
             spellCheck={false}
             inputMode="text"
-            aria-invalid={shownError !== null}
-            aria-describedby={shownError !== null ? errorId : undefined}
+            error={
+              shownError !== null && (
+                <>
+                  {shownError}
+                  {serverError !== null && (
+                    <span className="sr-only"> ({t('error-occurred')})</span>
+                  )}
+                </>
+              )
+            }
             onChange={(event) => {
               setCode(normalizeCode(event.target.value));
               setServerError(null);
@@ -103,14 +109,7 @@ export function LoginPage() {
             onBlur={() => {
               if (fromUrl) setValidating(true);
             }}
-            className="min-h-11 rounded-md border border-stone-400 bg-white px-3 py-2 font-mono text-lg tracking-widest uppercase focus:border-emerald-700 focus:outline-3 focus:outline-amber-500 aria-invalid:border-red-700"
           />
-          {shownError !== null && (
-            <p id={errorId} role="alert" className="text-red-700">
-              {shownError}
-              {serverError !== null && <span className="sr-only"> ({t('error-occurred')})</span>}
-            </p>
-          )}
           <Button
             type="submit"
             disabled={checkCode.isPending || (validating && validationError !== undefined)}
@@ -120,7 +119,7 @@ export function LoginPage() {
         </form>
         <p className="mt-8 text-center">
           <a
-            href={`${mtlsOrigin()}/app/admin/`}
+            href={`${mtlsOrigin()}${paths.admin.home.path}/`}
             className="rounded text-emerald-900 underline underline-offset-4 focus-visible:outline-3 focus-visible:outline-amber-500"
           >
             {t('login.have_keys')}

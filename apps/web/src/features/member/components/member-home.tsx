@@ -1,9 +1,15 @@
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Card } from '../../../components/card';
-import { TakCard } from '../../../components/tak-card';
 
-/** /app/users/{callsign}: the member's home (spec §2). */
-export function MemberHome({ callsign }: { callsign: string }) {
+/** /app/users/{callsign}: the member's home with the service card the app puts below (spec §2). */
+export function MemberHome({
+  callsign,
+  serviceCard,
+}: {
+  callsign: string;
+  serviceCard: ReactNode;
+}) {
   const { t } = useTranslation();
   return (
     <div className="mx-auto flex w-full max-w-2xl flex-col gap-5 px-4 py-6">
@@ -16,7 +22,7 @@ export function MemberHome({ callsign }: { callsign: string }) {
           <dd>{t('member.key_in_use')}</dd>
         </dl>
       </Card>
-      <TakCard />
+      {serviceCard}
     </div>
   );
 }

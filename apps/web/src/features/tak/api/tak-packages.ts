@@ -1,11 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
-import {
-  ZIP_DATA_URL_PREFIX,
-  apiPaths,
-  type InstructionsResponse,
-  type TakPackageFile,
-} from '@callsign/contract';
-import { ApiError, apiJson } from '../../../lib/api-client';
+import { ZIP_DATA_URL_PREFIX, apiPaths, type TakPackageFile } from '@callsign/contract';
+import { ApiError, apiJson, type ApiResponse } from '../../../lib/api-client';
 import { saveBlob } from '../../../lib/download';
 import type { Platform } from '../../../lib/platform';
 
@@ -54,9 +49,9 @@ export function pickPackage(files: TakPackageFile[], choice: TakPackageChoice): 
  * name the server gives. Resolves to that file name.
  */
 export async function downloadTakPackage(choice: TakPackageChoice): Promise<string> {
-  let answer: InstructionsResponse;
+  let answer: ApiResponse<'instructions'>;
   try {
-    answer = await apiJson<InstructionsResponse>(apiPaths.instructions);
+    answer = await apiJson(apiPaths.instructions, 'instructions');
   } catch (error) {
     const message =
       error instanceof ApiError ? (error.detail ?? DOWNLOAD_FAILED) : errorText(error);

@@ -1,13 +1,14 @@
 import { screen } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { Route, Routes } from 'react-router';
 import { apiPaths } from '@callsign/contract';
-import { renderWithProviders } from '../../../test/render';
-import { server } from '../../../test/server';
-import { AuthProvider } from '../../auth/components/auth-provider';
-import { listenWithMockApi } from '../../../test/server';
-import { AdminArea } from './admin-area';
+import { AuthProvider } from '../features/auth/components/auth-provider';
+import { renderWithProviders } from '../test/render';
+import { server } from '../test/server';
+import { listenWithMockApi } from '../test/server';
+import { AppRoutes } from './router';
+// The admin area is a lazy chunk: loaded here first, so that its pages show at once.
+import './routes/admin-pages';
 
 listenWithMockApi();
 
@@ -21,23 +22,30 @@ function signedInAdmin(
     http.get(apiPaths.checkAuthValidUser, () => HttpResponse.json(identity)),
     http.get(apiPaths.checkAuthAdmin, () => HttpResponse.json(identity)),
     http.get(apiPaths.idmConsole, idm),
+    http.get(apiPaths.healthcheck, () =>
+      HttpResponse.json({
+        healthcheck: 'success',
+        dns: 'localhost',
+        version: '1',
+        deployment: 'Field',
+      }),
+    ),
   );
 }
 
 const CONSOLE = 'https://idm.example.org:9443/admin/field/console/';
 
+/** The app's route table, signed in as the server answers. */
 function renderArea(path: string) {
   return renderWithProviders(
     <AuthProvider>
-      <Routes>
-        <Route path="/app/admin/*" element={<AdminArea />} />
-      </Routes>
+      <AppRoutes />
     </AuthProvider>,
     { path },
   );
 }
 
-describe('AdminArea routes', () => {
+describe('the admin area in the route table', () => {
   it('/app/admin welcomes the admin by callsign and leads to manageusers', async () => {
     signedInAdmin();
     renderArea('/app/admin');

@@ -1,7 +1,8 @@
 import { useTranslation } from 'react-i18next';
-import { TakDownloadButton } from '../features/tak/components/tak-download';
-import { LinkButton } from './button';
-import { Card } from './card';
+import { LinkButton } from '../../../components/button';
+import { Card } from '../../../components/card';
+import { paths } from '../../../lib/paths';
+import { TakDownloadButton } from './tak-download';
 
 /** The TAK service card of the home pages: quickstart, usage, and the settings zip. */
 export function TakCard() {
@@ -10,8 +11,8 @@ export function TakCard() {
     <Card title={t('tak_card.title')}>
       <p className="mt-2 text-stone-700">{t('tak_card.text')}</p>
       <div className="mt-4 flex flex-col gap-2 sm:flex-row sm:flex-wrap">
-        <LinkButton to="/app/services/tak/quickstart">{t('tak_card.quickstart')}</LinkButton>
-        <LinkButton to="/app/services/tak/usage" variant="secondary">
+        <LinkButton to={paths.tak.quickstart.path}>{t('tak_card.quickstart')}</LinkButton>
+        <LinkButton to={paths.tak.usage.path} variant="secondary">
           {t('tak_card.usage')}
         </LinkButton>
         <TakDownloadButton />

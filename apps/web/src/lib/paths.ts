@@ -1,0 +1,44 @@
+/**
+ * Every page of the app (spec §2 "Route table", named as the spec names them), for the route
+ * table in `app/router.tsx` and for every link, redirect and navigation. A page with a parameter
+ * has its pattern (`path`, for the route table) and `href(value)` (for links; the value encoded).
+ */
+
+function withParam<Base extends string, Name extends string>(base: Base, name: Name) {
+  return {
+    path: `${base}/:${name}` as const,
+    href: (value: string) => `${base}/${encodeURIComponent(value)}`,
+  };
+}
+
+const ADMIN = '/app/admin';
+const USERS = '/app/users';
+const TAK = '/app/services/tak';
+const CODE_LIST = `${ADMIN}/user-management/code-list`;
+
+export const paths = {
+  home: { path: '/' },
+  login: { path: '/login' },
+  loginCallsign: { path: '/login/callsign' },
+  loginEnrollment: { path: '/login/enrollment' },
+  loginCreateMtls: { path: '/login/createmtls' },
+  admin: {
+    home: { path: ADMIN },
+    manageUsers: { path: `${ADMIN}/manageusers` },
+    userManagement: { path: `${ADMIN}/user-management` },
+    codeList: { path: CODE_LIST },
+    inviteCode: withParam(CODE_LIST, 'inviteCode'),
+    approval: { path: `${ADMIN}/user-management/approval` },
+  },
+  users: {
+    home: withParam(USERS, 'callsign'),
+  },
+  tak: {
+    home: { path: TAK },
+    quickstart: { path: `${TAK}/quickstart` },
+    quickstartStep: withParam(`${TAK}/quickstart`, 'step'),
+    usage: { path: `${TAK}/usage` },
+    usageStep: withParam(`${TAK}/usage`, 'step'),
+  },
+  error: { path: '/error' },
+} as const;
