@@ -134,7 +134,7 @@ describe('deploy/tak-server/refresh-crl.sh', () => {
     ]);
     const copy = path.join(portal.workDir, 'crl-copy.pem');
     await writeFile(copy, (await portal.curl('public', '/ca/crl.pem')).body);
-    const cases = [
+    const cases: Record<string, string>[] = [
       // Nothing listening there.
       { CRL_URL: 'https://127.0.0.1:9/ca/crl.pem' },
       // Not a CRL: the CA chain.
