@@ -144,6 +144,8 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
     async run(portal, args) {
       const { values, positionals } = parseOutArgs(args);
       if (positionals.length === 0) throw new UsageError('server-cert needs at least one NAME');
+      // Before issuing: a folder that cannot be made leaves no recorded certificate without a key.
+      await mkdir(path.resolve(values.out), { recursive: true });
       const issued = await portal.certificates.issueServerCertificate(positionals);
       const base = path.resolve(values.out, positionals[0] ?? 'server');
       const certFile = `${base}.crt.pem`;
