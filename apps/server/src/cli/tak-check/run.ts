@@ -49,18 +49,29 @@ function describeCertificate(certificate: X509Certificate): string {
   );
 }
 
-/** What a refusal of a fresh, valid member certificate most likely means. */
+/**
+ * What a refusal of a fresh, valid member certificate most likely means. A JVM (TAK Server)
+ * answers "certificate unknown" for every failed PKIX check; OpenSSL names the cause.
+ */
 function refusalHint(reason: string): string {
-  if (/unknown ca|bad certificate|unsupported certificate/.test(reason)) {
-    return "TAK Server does not trust the portal's CA: import /ca/ca.pem into its truststore";
+  if (/unknown ca|unsupported certificate/.test(reason)) {
+    return "the server does not trust the portal's CA: import both certificates of /ca/ca.pem into its truststore";
   }
-  if (/certificate unknown|certificate expired|bad certificate status/.test(reason)) {
-    return 'TAK Server could not establish its revocation status: a CRL past its nextUpdate refuses every client, run refresh-crl.sh';
+  // The closing quote keeps "bad certificate status response" out.
+  if (/certificate unknown|bad certificate"/.test(reason)) {
+    return (
+      "TAK Server could not validate it: its truststore lacks the portal's CAs (both, issuing " +
+      'and root), or its CRL is past nextUpdate, which refuses every client (run ' +
+      "refresh-crl.sh); TAK Server's log names the reason"
+    );
+  }
+  if (/certificate expired|bad certificate status response/.test(reason)) {
+    return "the server's CRL is past its nextUpdate, which refuses every client: run refresh-crl.sh";
   }
   if (/protocol version/.test(reason)) {
     return 'the server does not offer TLS 1.2, which tak-check needs to see its verdict';
   }
-  return "see TAK Server's log (takserver-messaging.log) for the reason";
+  return "see the server's log (TAK Server: takserver-messaging.log) for the reason";
 }
 
 /**
