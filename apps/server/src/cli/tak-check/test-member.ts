@@ -52,9 +52,14 @@ export async function createTestMember(
       detail: { takHost: target.host, takPort: target.port },
     });
   });
-  // MERGE: switch to CertificateService.issueForMember, the one issuing entry point.
-  const issued = await portal.certificates.issueMemberCertificate(callsign, 'tak');
-  return { callsign, issued };
+  try {
+    // MERGE: switch to CertificateService.issueForMember, the one issuing entry point.
+    const issued = await portal.certificates.issueMemberCertificate(callsign, 'tak');
+    return { callsign, issued };
+  } catch (error) {
+    await retireTestMember(portal, callsign);
+    throw error;
+  }
 }
 
 /** Revokes the test member and every certificate they hold (audited as `member.revoke`). */
