@@ -42,6 +42,7 @@ export async function issuanceSection({ quick, workDir, log }) {
     const certificates = new CertificateService(/** @type {any} */ (undefined), ca, {
       validityDays: 365,
       keyAlgorithm: 'rsa-2048',
+      crlValidityDays: 14,
     });
 
     // OpenSSL and CFSSL sign with the very same issuing CA key and certificate.

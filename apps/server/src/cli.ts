@@ -3,6 +3,7 @@
 import 'reflect-metadata';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { callsignSchema } from '@callsign/contract';
 import { BackupError, createBackup, restoreBackup } from './cli/backup.js';
@@ -13,6 +14,7 @@ import { createAdminCode } from './modules/firstuser/admin-code.js';
 import { findMemberByCallsign } from './modules/people/repository.js';
 import { revokeMember } from './modules/people/revocation.js';
 import { TakPackageBuilder, takPackageConfig } from './tak/member-packages.js';
+import { runTakCheck, type CheckLine } from './cli/tak-check/run.js';
 import { readVersion } from './version.js';
 
 /**
@@ -31,6 +33,13 @@ Commands:
   tak-packages CALLSIGN    Write the member's three TAK settings packages (ATAK/WinTAK, iTAK,
                            TAK Tracker) with one new certificate, as the portal gives them.
                            Option: --out DIR (default: the current directory).
+  tak-check                Check the TAK Server the packages point at: its certificate, the
+                           chain to the packages' truststore, and its verdict on a fresh and on
+                           a revoked member certificate (a throw-away test member TakCheck...,
+                           revoked at the end). One line per check; exit status = failures.
+                           Options: --host NAME --port N (default TAK_HOST, TAK_PORT),
+                           --address IP (connect there instead of resolving NAME),
+                           --timeout SECONDS (default 10).
   migrate                  Run the database migrations.
   backup FILE              Write the database and the CA material (keys included) into one
                            archive, consistent while the service runs.
@@ -51,7 +60,42 @@ function parseOutArgs(args: string[]) {
   });
 }
 
-type Command = (portal: Portal, args: string[]) => Promise<void>;
+/** A command's exit status, when it is not simply 0. */
+type Command = (portal: Portal, args: string[]) => Promise<number | undefined>;
+
+function formatCheck(line: CheckLine): string {
+  return `${line.status.padEnd(4)} ${line.name}: ${line.detail}\n`;
+}
+
+function parseTakCheckArgs(args: string[], config: Config) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      host: { type: 'string', default: config.takHost },
+      port: { type: 'string', default: String(config.takPort) },
+      address: { type: 'string' },
+      timeout: { type: 'string', default: '10' },
+    },
+  });
+  if (positionals.length > 0) throw new UsageError('tak-check takes only options');
+  const host = values.host.trim().toLowerCase();
+  if (!/^[a-z0-9.:-]+$/.test(host)) throw new UsageError(`"${values.host}" is not a host name`);
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new UsageError(`--port must be between 1 and 65535, not "${values.port}"`);
+  }
+  const timeout = Number(values.timeout);
+  if (!Number.isFinite(timeout) || timeout <= 0 || timeout > 300) {
+    throw new UsageError(
+      `--timeout must be a number of seconds up to 300, not "${values.timeout}"`,
+    );
+  }
+  if (values.address !== undefined && isIP(values.address) === 0) {
+    throw new UsageError(`--address must be an IP address, not "${values.address}"`);
+  }
+  return { host, port, address: values.address, timeoutMs: timeout * 1000 };
+}
 
 /** Commands that work on the database and the data directory as files, without opening the CA. */
 const dataCommands: Record<string, (config: Config, args: string[]) => Promise<void>> = {
@@ -100,6 +144,8 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
     async run(portal, args) {
       const { values, positionals } = parseOutArgs(args);
       if (positionals.length === 0) throw new UsageError('server-cert needs at least one NAME');
+      // Before issuing: a folder that cannot be made leaves no recorded certificate without a key.
+      await mkdir(path.resolve(values.out), { recursive: true });
       const issued = await portal.certificates.issueServerCertificate(positionals);
       const base = path.resolve(values.out, positionals[0] ?? 'server');
       const certFile = `${base}.crt.pem`;
@@ -166,6 +212,20 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
       );
     },
   },
+  'tak-check': {
+    migrate: true,
+    async run(portal, args) {
+      const options = parseTakCheckArgs(args, portal.config);
+      process.stdout.write(`tak-check ${options.host}:${options.port}\n`);
+      let checks = 0;
+      const failures = await runTakCheck(portal, options, (line) => {
+        checks += 1;
+        process.stdout.write(formatCheck(line));
+      });
+      process.stdout.write(`tak-check: ${failures} of ${checks} checks failed\n`);
+      return failures;
+    },
+  },
   migrate: {
     migrate: false,
     async run(portal) {
@@ -197,8 +257,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === undefined) return 2;
   const portal = await openPortal(config, { migrate: command.migrate });
   try {
-    await command.run(portal, args);
-    return 0;
+    return (await command.run(portal, args)) ?? 0;
   } finally {
     await portal.close();
   }

@@ -26,12 +26,17 @@ describe('loadConfig', () => {
       trustedProxies: [],
       tlsCertFile: undefined,
       certificateValidityDays: 365,
+      crlValidityDays: 14,
       keyAlgorithm: 'rsa-2048',
       bodyLimitBytes: 65536,
       rateLimitFailuresPerMinute: 10,
     });
     expect(config.adminCodeTtlMs).toBe(24 * 60 * 60 * 1000);
     expect(config.enrollmentGraceMs).toBe(7 * 24 * 60 * 60 * 1000);
+  });
+
+  it('reads the CRL validity in days', () => {
+    expect(loadConfig({ PORTAL_CRL_VALIDITY_DAYS: '30' }, { cwd }).crlValidityDays).toBe(30);
   });
 
   it('derives names from PORTAL_HOST and leaves port 443 out of links', () => {
@@ -102,6 +107,9 @@ describe('loadConfig', () => {
     ['PORTAL_TRUSTED_PROXIES', '10.0.0.5,not-an-ip'],
     ['PORTAL_KEY_ALGORITHM', 'rsa-1024'],
     ['PORTAL_CERT_VALIDITY_DAYS', '0'],
+    ['PORTAL_CRL_VALIDITY_DAYS', '0'],
+    ['PORTAL_CRL_VALIDITY_DAYS', '1.5'],
+    ['PORTAL_CRL_VALIDITY_DAYS', '366'],
     ['PORTAL_DEPLOYMENT', 'has spaces'],
     ['PORTAL_IDM_CONSOLE_URL', 'ftp://idm'],
     ['PORTAL_TAK_TRUSTSTORE_PASSWORD', ''],

@@ -126,6 +126,7 @@ const environmentSchema = z.object({
     })
     .default('neutral'),
   PORTAL_CERT_VALIDITY_DAYS: positiveInt(3650).default(365),
+  PORTAL_CRL_VALIDITY_DAYS: positiveInt(365).default(14),
   PORTAL_KEY_ALGORITHM: z.enum(['rsa-2048', 'ecdsa-p256']).default('rsa-2048'),
   PORTAL_ADMIN_CODE_TTL_HOURS: positiveInt(24 * 30).default(24),
   PORTAL_EXCHANGE_CODE_TTL_MINUTES: positiveInt(60).default(5),
@@ -189,6 +190,11 @@ export interface Config {
   /** `apps/server/branding/{branding}`: holds `locales/{lng}/dynamic.json`. */
   brandingDir: string;
   certificateValidityDays: number;
+  /**
+   * How far ahead the CRL's `nextUpdate` lies (product.md §5): a TAK Server refuses every client
+   * once the CRL it loaded is past it, so it must outlast the operator's reload interval.
+   */
+  crlValidityDays: number;
   keyAlgorithm: KeyAlgorithm;
   adminCodeTtlMs: number;
   exchangeCodeTtlMs: number;
@@ -360,6 +366,7 @@ export function loadConfig(
     branding: settings.PORTAL_BRANDING,
     brandingDir,
     certificateValidityDays: settings.PORTAL_CERT_VALIDITY_DAYS,
+    crlValidityDays: settings.PORTAL_CRL_VALIDITY_DAYS,
     keyAlgorithm: settings.PORTAL_KEY_ALGORITHM,
     adminCodeTtlMs: settings.PORTAL_ADMIN_CODE_TTL_HOURS * HOUR,
     exchangeCodeTtlMs: settings.PORTAL_EXCHANGE_CODE_TTL_MINUTES * MINUTE,

@@ -50,6 +50,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
   const certificates = new CertificateService(database.db, ca, {
     validityDays: config.certificateValidityDays,
     keyAlgorithm: config.keyAlgorithm,
+    crlValidityDays: config.crlValidityDays,
   });
   const members: MemberLookup = async (callsign) => {
     const member = await findMemberByCallsign(database.db, callsign);

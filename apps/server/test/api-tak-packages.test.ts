@@ -15,6 +15,7 @@ import { normalizeSerial } from '../src/ca/serial.js';
 import { findCertificateBySerial } from '../src/modules/certificates/repository.js';
 import { revokeMember } from '../src/modules/people/revocation.js';
 import { TakPackageBuilder, takPackageConfig } from '../src/tak/member-packages.js';
+import { xpathString } from '../src/tak/xpath.testing.js';
 import { ForbiddenError } from '../src/errors.js';
 import type { CertificateService } from '../src/modules/certificates/service.js';
 import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
@@ -164,8 +165,26 @@ describe.each(testEngines())('TAK settings packages on $name', (engine) => {
       revokedAt: null,
     });
 
-    // The truststore holds the portal's own CA chain by default.
+    // ATAK/WinTAK: the certificate keys belong to connection 0 only (product.md §6), so a renewed
+    // package replaces the key of that connection; iTAK also gets its older root config.pref.
     const files = unzipSync(zipOf(answer.files.tak[0]!));
+    const atakPref = strFromU8(files['server.pref']!);
+    const entry = (group: string, key: string) =>
+      xpathString(atakPref, `count(//preference[@name="${group}"]/entry[@key="${key}"])`) === '1'
+        ? xpathString(atakPref, `//preference[@name="${group}"]/entry[@key="${key}"]`)
+        : undefined;
+    expect(entry('cot_streams', 'caLocation0')).toBe('cert/truststore-alpha.p12');
+    expect(entry('cot_streams', 'caPassword0')).toBe(TRUST_PASSWORD);
+    expect(entry('cot_streams', 'certificateLocation0')).toBe('cert/Eagle7.p12');
+    expect(entry('cot_streams', 'clientPassword0')).toBe('Eagle7');
+    for (const key of ['caLocation', 'caPassword', 'certificateLocation', 'clientPassword']) {
+      expect(entry('com.atakmap.app_preferences', key)).toBeUndefined();
+    }
+    const itak = unzipSync(zipOf(answer.files.tak[1]!));
+    expect(strFromU8(itak['config.pref']!)).toBe(strFromU8(itak['server.pref']!));
+    expect(strFromU8(itak['server.pref']!)).toContain('key="certificateLocation"');
+
+    // The truststore holds the portal's own CA chain by default.
     const truststore = path.join(outDir, `truststore-${engine.name}.p12`);
     await writeFile(truststore, files['truststore-alpha.p12']!);
     const trusted = await certificatesIn(truststore, TRUST_PASSWORD);

@@ -101,6 +101,14 @@ describe('server-cert', () => {
     expect(privKey.stdout).toBe(certKey.stdout);
   });
 
+  it('makes the --out folder when it does not exist yet (README "Connecting TAK")', async () => {
+    const out = path.join(workDir, 'new', 'tak');
+    const result = await cli(['server-cert', 'tak.example.org', '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect((await stat(path.join(out, 'tak.example.org.key.pem'))).mode & 0o777).toBe(0o600);
+    expect(result.stdout).toContain(path.join(out, 'tak.example.org.crt.pem'));
+  });
+
   it('needs at least one name', async () => {
     const result = await cli(['server-cert']);
     expect(result.code).toBe(2);

@@ -43,8 +43,9 @@ describe('buildTakPackages', () => {
     '%s: flat, the manifest lists exactly the other files, the keystores are carried as given',
     (variant) => {
       const files = unzipSync(buildTakPackage(settings, contents, variant));
+      const settingsFiles = variant === 'itak' ? ['config.pref', 'server.pref'] : ['server.pref'];
       expect(Object.keys(files).sort()).toEqual(
-        ['Eagle7.p12', 'MANIFEST/manifest.xml', 'server.pref', 'truststore-alpha.p12'].sort(),
+        ['Eagle7.p12', 'MANIFEST/manifest.xml', 'truststore-alpha.p12', ...settingsFiles].sort(),
       );
       const listed = xpathValues(manifestOf(files), '//Content/@zipEntry');
       expect([...listed].sort()).toEqual(
@@ -65,12 +66,46 @@ describe('buildTakPackages', () => {
     },
   );
 
+  it('atak: the certificate keys only inside connection 0, none in the app preferences', () => {
+    const files = unzipSync(buildTakPackage(settings, contents, 'atak'));
+    const pref = strFromU8(files['server.pref']!);
+    const streams = '//preference[@name="cot_streams"]';
+    expect(xpathString(pref, `${streams}/entry[@key="caLocation0"]`)).toBe(
+      'cert/truststore-alpha.p12',
+    );
+    expect(xpathString(pref, `${streams}/entry[@key="caPassword0"]`)).toBe('public');
+    expect(xpathString(pref, `${streams}/entry[@key="certificateLocation0"]`)).toBe(
+      'cert/Eagle7.p12',
+    );
+    expect(xpathString(pref, `${streams}/entry[@key="clientPassword0"]`)).toBe('Eagle7');
+    const app = '//preference[@name="com.atakmap.app_preferences"]';
+    for (const key of ['caLocation', 'caPassword', 'certificateLocation', 'clientPassword']) {
+      expect(xpathString(pref, `count(${app}/entry[@key="${key}"])`)).toBe('0');
+    }
+    expect(files['config.pref']).toBeUndefined();
+  });
+
+  it('itak: a root config.pref identical to server.pref, for older iTAK', () => {
+    const files = unzipSync(buildTakPackage(settings, contents, 'itak'));
+    expect(files['config.pref']).toEqual(files['server.pref']);
+    const pref = strFromU8(files['config.pref']!);
+    expect(xpathString(pref, '//entry[@key="certificateLocation"]')).toBe('cert/Eagle7.p12');
+  });
+
   it('puts the tracker keys both unsuffixed and with the 0 suffix into the tracker zip', () => {
     const files = unzipSync(buildTakPackage(settings, contents, 'tak-tracker'));
     const pref = strFromU8(files['server.pref']!);
     expect(xpathString(pref, '//entry[@key="certificateLocation"]')).toBe('cert/Eagle7.p12');
     expect(xpathString(pref, '//entry[@key="certificateLocation0"]')).toBe('cert/Eagle7.p12');
     expect(xpathString(pref, '//entry[@key="caLocation0"]')).toBe('cert/truststore-alpha.p12');
+  });
+
+  it('carries the preset into the settings when the member has one', () => {
+    const preset = { team: 'Red', role: 'Medic' };
+    const files = unzipSync(buildTakPackage(settings, { ...contents, preset }, 'atak'));
+    const pref = strFromU8(files['server.pref']!);
+    expect(xpathString(pref, '//entry[@key="locationTeam"]')).toBe('Red');
+    expect(xpathString(pref, '//entry[@key="atakRoleType"]')).toBe('Medic');
   });
 
   it('gives the same bytes for the same input (fixed entry times)', () => {
@@ -85,7 +120,7 @@ describe('buildTakPackages', () => {
     expect(xpathString(manifestOf(files), '//Parameter[@name="name"]/@value')).toBe(deployment);
     const pref = strFromU8(files['server.pref']!);
     expect(xpathString(pref, '//entry[@key="description0"]')).toBe(deployment);
-    expect(xpathString(pref, '//entry[@key="caLocation"]')).toBe(
+    expect(xpathString(pref, '//entry[@key="caLocation0"]')).toBe(
       `cert/truststore-${deployment}.p12`,
     );
     expect(xpathValues(manifestOf(files), '//Content/@zipEntry')).toContain(

@@ -1,6 +1,6 @@
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { buildManifest } from './manifest.js';
-import { buildServerPref } from './server-pref.js';
+import { buildServerPref, type MemberPreset } from './server-pref.js';
 import { uuidV5 } from './uuid-v5.js';
 import { TAK_VARIANTS, type TakVariant } from './variants.js';
 
@@ -58,6 +58,16 @@ export interface PackageContents {
   keystore: Uint8Array;
   /** The chain that validates the TAK server, legacy PKCS#12, password from the settings. */
   truststore: Uint8Array;
+  /** The member's team and role (product.md §11); absent: not written. */
+  preset?: MemberPreset | undefined;
+}
+
+/**
+ * The settings file of every package, and the second copy older iTAK versions look for at the
+ * root of the zip (product.md §6).
+ */
+export function settingsFileNames(variant: TakVariant): string[] {
+  return variant === 'itak' ? ['server.pref', 'config.pref'] : ['server.pref'];
 }
 
 /** One zip: flat, `MANIFEST/manifest.xml` first, then the files it lists. */
@@ -77,10 +87,12 @@ export function buildTakPackage(
     truststoreFile,
     truststorePassword: settings.truststorePassword,
     keystoreFile,
+    preset: contents.preset,
   });
   // Already encrypted keystores do not compress: stored as they are; the XML is deflated.
+  const prefBytes = strToU8(pref);
   const files: [string, Uint8Array, 0 | 6][] = [
-    ['server.pref', strToU8(pref), 6],
+    ...settingsFileNames(variant).map((name): [string, Uint8Array, 6] => [name, prefBytes, 6]),
     [truststoreFile, contents.truststore, 0],
     [keystoreFile, contents.keystore, 0],
   ];

@@ -19,84 +19,121 @@ const value = (xml: string, group: string, key: string) =>
 const keys = (xml: string, group: string) =>
   xpathValues(xml, `/preferences/preference[@name="${group}"]/entry/@key`);
 
+const CERTIFICATE_KEYS = [
+  ['caLocation', 'cert/truststore-alpha.p12'],
+  ['caPassword', 'public'],
+  ['certificateLocation', 'cert/Eagle7.p12'],
+  ['clientPassword', 'Eagle7'],
+] as const;
+const APP = 'com.atakmap.app_preferences';
+
 describe('buildServerPref', () => {
   it.each(TAK_VARIANTS.map((item) => item.variant))(
-    '%s: one TLS stream and relative certificate locations, UTF-8 declared',
+    '%s: one TLS stream with its own certificate keys and relative locations, UTF-8 declared',
     (variant) => {
       const xml = buildServerPref({ ...base, variant });
       expect(xml.split('\n')[0]).toMatch(/^<\?xml version='1.0' encoding='UTF-8'/);
+      expect(keys(xml, 'cot_streams')).toEqual([
+        'count',
+        'description0',
+        'enabled0',
+        'connectString0',
+        'caLocation0',
+        'caPassword0',
+        'certificateLocation0',
+        'clientPassword0',
+      ]);
       expect(value(xml, 'cot_streams', 'count')).toBe('1');
       expect(value(xml, 'cot_streams', 'description0')).toBe('alpha');
       expect(value(xml, 'cot_streams', 'enabled0')).toBe('true');
       expect(value(xml, 'cot_streams', 'connectString0')).toBe('tak.example.org:8089:ssl');
-      const app = 'com.atakmap.app_preferences';
-      expect(value(xml, app, 'caLocation')).toBe('cert/truststore-alpha.p12');
-      expect(value(xml, app, 'caPassword')).toBe('public');
-      expect(value(xml, app, 'certificateLocation')).toBe('cert/Eagle7.p12');
-      expect(value(xml, app, 'clientPassword')).toBe('Eagle7');
-      expect(value(xml, app, 'displayServerConnectionWidget')).toBe('true');
+      for (const [key, expected] of CERTIFICATE_KEYS) {
+        expect(value(xml, 'cot_streams', `${key}0`)).toBe(expected);
+      }
+      expect(value(xml, APP, 'displayServerConnectionWidget')).toBe('true');
       expect(xpathString(xml, `//entry[@key="count"]/@class`)).toBe('class java.lang.Integer');
       expect(xpathString(xml, `//entry[@key="enabled0"]/@class`)).toBe('class java.lang.Boolean');
       expect(xml).not.toMatch(/>\//); // no absolute path anywhere
     },
   );
 
-  it('sets locationCallsign for ATAK only', () => {
-    const app = 'com.atakmap.app_preferences';
-    expect(value(buildServerPref(base), app, 'locationCallsign')).toBe('Eagle7');
-    expect(keys(buildServerPref({ ...base, variant: 'itak' }), app)).not.toContain(
-      'locationCallsign',
-    );
-    expect(keys(buildServerPref({ ...base, variant: 'tak-tracker' }), app)).not.toContain(
-      'locationCallsign',
-    );
-  });
-
-  it('gives the tracker the certificate keys with and without the 0 suffix, and its own group', () => {
-    const xml = buildServerPref({ ...base, variant: 'tak-tracker' });
-    const app = 'com.atakmap.app_preferences';
-    for (const [key, expected] of [
-      ['caLocation', 'cert/truststore-alpha.p12'],
-      ['caPassword', 'public'],
-      ['certificateLocation', 'cert/Eagle7.p12'],
-      ['clientPassword', 'Eagle7'],
-    ] as const) {
-      expect(value(xml, app, key)).toBe(expected);
-      expect(value(xml, 'cot_streams', `${key}0`)).toBe(expected);
+  it('atak: no global certificate keys, so a renewed package replaces the key of its connection', () => {
+    const xml = buildServerPref(base);
+    expect(keys(xml, APP)).toEqual(['displayServerConnectionWidget', 'locationCallsign']);
+    for (const [key] of CERTIFICATE_KEYS) {
+      expect(xpathString(xml, `count(//entry[@key="${key}"])`)).toBe('0');
     }
-    expect(value(xml, 'gov.tak.taktracker_preferences', 'callsign')).toBe('Eagle7');
-    expect(value(xml, 'gov.tak.taktracker_preferences', 'role')).toBe('Team Member');
   });
 
-  it('keeps the suffixed keys and the tracker group out of the other variants', () => {
+  it.each(['itak', 'tak-tracker'] as const)(
+    '%s: the unsuffixed certificate keys as well, for the iOS clients that read only those',
+    (variant) => {
+      const xml = buildServerPref({ ...base, variant });
+      for (const [key, expected] of CERTIFICATE_KEYS) {
+        expect(value(xml, APP, key)).toBe(expected);
+        expect(value(xml, 'cot_streams', `${key}0`)).toBe(expected);
+      }
+    },
+  );
+
+  it('sets locationCallsign for ATAK only', () => {
+    expect(value(buildServerPref(base), APP, 'locationCallsign')).toBe('Eagle7');
+    expect(keys(buildServerPref({ ...base, variant: 'itak' }), APP)).not.toContain(
+      'locationCallsign',
+    );
+    expect(keys(buildServerPref({ ...base, variant: 'tak-tracker' }), APP)).not.toContain(
+      'locationCallsign',
+    );
+  });
+
+  it('writes team and role only from a preset: ATAK locationTeam and atakRoleType, the tracker role', () => {
     for (const variant of ['atak', 'itak'] as const) {
       const xml = buildServerPref({ ...base, variant });
-      expect(keys(xml, 'cot_streams')).toEqual([
-        'count',
-        'description0',
-        'enabled0',
-        'connectString0',
-      ]);
-      expect(xml).not.toContain('gov.tak.taktracker_preferences');
+      expect(keys(xml, APP)).not.toContain('locationTeam');
+      expect(keys(xml, APP)).not.toContain('atakRoleType');
+    }
+    const preset = { team: 'Dark Blue', role: 'Forward Observer' };
+    const atak = buildServerPref({ ...base, preset });
+    expect(value(atak, APP, 'locationTeam')).toBe('Dark Blue');
+    expect(value(atak, APP, 'atakRoleType')).toBe('Forward Observer');
+    expect(keys(buildServerPref({ ...base, variant: 'itak', preset }), APP)).not.toContain(
+      'locationTeam',
+    );
+    const tracker = buildServerPref({ ...base, variant: 'tak-tracker', preset });
+    expect(value(tracker, 'gov.tak.taktracker_preferences', 'role')).toBe('Forward Observer');
+  });
+
+  it('gives the tracker its own group, and keeps it out of the other variants', () => {
+    const xml = buildServerPref({ ...base, variant: 'tak-tracker' });
+    expect(value(xml, 'gov.tak.taktracker_preferences', 'callsign')).toBe('Eagle7');
+    expect(value(xml, 'gov.tak.taktracker_preferences', 'role')).toBe('Team Member');
+    for (const variant of ['atak', 'itak'] as const) {
+      expect(buildServerPref({ ...base, variant })).not.toContain('gov.tak.taktracker_preferences');
     }
   });
 
-  it('escapes &<>"\' in the deployment, callsign and passwords', () => {
+  it('escapes &<>"\' in the deployment, callsign, passwords and preset', () => {
     const nasty = `A&B <"x"> 'y'`;
-    const xml = buildServerPref({
+    const options = {
       ...base,
-      variant: 'tak-tracker',
       deployment: nasty,
       callsign: nasty,
       truststorePassword: nasty,
       keystoreFile: `${nasty}.p12`,
-    });
+      preset: { team: nasty, role: nasty },
+    };
+    const xml = buildServerPref({ ...options, variant: 'tak-tracker' });
     expect(xml).not.toContain('A&B');
-    const app = 'com.atakmap.app_preferences';
     expect(value(xml, 'cot_streams', 'description0')).toBe(nasty);
-    expect(value(xml, app, 'clientPassword')).toBe(nasty);
-    expect(value(xml, app, 'caPassword')).toBe(nasty);
-    expect(value(xml, app, 'certificateLocation')).toBe(`cert/${nasty}.p12`);
+    expect(value(xml, 'cot_streams', 'clientPassword0')).toBe(nasty);
+    expect(value(xml, APP, 'clientPassword')).toBe(nasty);
+    expect(value(xml, APP, 'caPassword')).toBe(nasty);
+    expect(value(xml, APP, 'certificateLocation')).toBe(`cert/${nasty}.p12`);
     expect(value(xml, 'gov.tak.taktracker_preferences', 'callsign')).toBe(nasty);
+    expect(value(xml, 'gov.tak.taktracker_preferences', 'role')).toBe(nasty);
+    const atak = buildServerPref(options);
+    expect(atak).not.toContain('A&B');
+    expect(value(atak, APP, 'locationTeam')).toBe(nasty);
+    expect(value(atak, 'cot_streams', 'certificateLocation0')).toBe(`cert/${nasty}.p12`);
   });
 });

@@ -1,6 +1,14 @@
 import type { TakVariant } from './variants.js';
 import { escapeXml, XML_DECLARATION } from './xml.js';
 
+/** A member's team and role (product.md §11), written where the clients read them. */
+export interface MemberPreset {
+  /** One of ATAK's team colours, e.g. `Cyan`. */
+  team: string;
+  /** ATAK's role name, e.g. `Team Member`. */
+  role: string;
+}
+
 export interface ServerPrefOptions {
   variant: TakVariant;
   deployment: string;
@@ -11,6 +19,8 @@ export interface ServerPrefOptions {
   truststoreFile: string;
   truststorePassword: string;
   keystoreFile: string;
+  /** Absent: no team or role is written and the client keeps its own. */
+  preset?: MemberPreset | undefined;
 }
 
 type EntryClass = 'String' | 'Boolean' | 'Integer';
@@ -34,48 +44,62 @@ function group(name: string, entries: readonly Entry[]): string[] {
 }
 
 /**
- * `server.pref` (product.md §6): one TLS stream to the TAK server and where the two keystores
- * are, with relative `cert/...` locations. The tracker variant repeats the certificate keys with
- * the `0` suffix inside `cot_streams` (Android TAK Tracker reads those, the iOS one the plain
- * ones) and adds its own preference group.
+ * What each client reads (product.md §6). ATAK and WinTAK take the certificate keys of connection
+ * 0 from `cot_streams`; global ones would become ATAK's default certificate for every server, and
+ * its importer skips them for a connection it already has, so a renewed package would never
+ * install its new key. iTAK and TAK Tracker on iOS read only the unsuffixed (global) keys.
+ */
+const CLIENT_PREFERENCES: Record<
+  TakVariant,
+  { globalCertificateKeys: boolean; identity: 'atak' | 'tracker' | 'none' }
+> = {
+  atak: { globalCertificateKeys: false, identity: 'atak' },
+  itak: { globalCertificateKeys: true, identity: 'none' },
+  'tak-tracker': { globalCertificateKeys: true, identity: 'tracker' },
+};
+
+/** The tracker's role when the member has no preset (the value ATAK uses by default too). */
+const DEFAULT_TRACKER_ROLE = 'Team Member';
+
+/**
+ * `server.pref` (product.md §6): one TLS stream to the TAK server with its own certificate keys
+ * (relative `cert/...` locations), plus the unsuffixed keys for the clients that read only those,
+ * and the member's callsign, team and role where the variant's client takes them.
  */
 export function buildServerPref(options: ServerPrefOptions): string {
-  const caLocation = `cert/${options.truststoreFile}`;
-  const certificateLocation = `cert/${options.keystoreFile}`;
-  const tracker = options.variant === 'tak-tracker';
-
+  const traits = CLIENT_PREFERENCES[options.variant];
+  const certificateKeys: Entry[] = [
+    entry('caLocation', `cert/${options.truststoreFile}`),
+    entry('caPassword', options.truststorePassword),
+    entry('certificateLocation', `cert/${options.keystoreFile}`),
+    entry('clientPassword', options.callsign),
+  ];
   const streams: Entry[] = [
     entry('count', 1),
     entry('description0', options.deployment),
     entry('enabled0', true),
     entry('connectString0', `${options.takHost}:${options.takPort}:ssl`),
+    ...certificateKeys.map(([key, value, type]) => [`${key}0`, value, type] as const),
   ];
-  if (tracker) {
-    streams.push(
-      entry('caLocation0', caLocation),
-      entry('caPassword0', options.truststorePassword),
-      entry('certificateLocation0', certificateLocation),
-      entry('clientPassword0', options.callsign),
-    );
+  const app: Entry[] = [entry('displayServerConnectionWidget', true)];
+  if (traits.globalCertificateKeys) app.push(...certificateKeys);
+  if (traits.identity === 'atak') {
+    app.push(entry('locationCallsign', options.callsign));
+    if (options.preset !== undefined) {
+      app.push(entry('locationTeam', options.preset.team));
+      app.push(entry('atakRoleType', options.preset.role));
+    }
   }
-  const app: Entry[] = [
-    entry('displayServerConnectionWidget', true),
-    entry('caLocation', caLocation),
-    entry('caPassword', options.truststorePassword),
-    entry('certificateLocation', certificateLocation),
-    entry('clientPassword', options.callsign),
-  ];
-  if (options.variant === 'atak') app.push(entry('locationCallsign', options.callsign));
 
   return [
     XML_DECLARATION,
     '<preferences>',
     ...group('cot_streams', streams),
     ...group('com.atakmap.app_preferences', app),
-    ...(tracker
+    ...(traits.identity === 'tracker'
       ? group('gov.tak.taktracker_preferences', [
           entry('callsign', options.callsign),
-          entry('role', 'Team Member'),
+          entry('role', options.preset?.role ?? DEFAULT_TRACKER_ROLE),
         ])
       : []),
     '</preferences>',

@@ -19,6 +19,8 @@ import {
 export interface CertificatePolicy {
   validityDays: number;
   keyAlgorithm: KeyAlgorithm;
+  /** `nextUpdate` of the CRL, in days after its signing (`PORTAL_CRL_VALIDITY_DAYS`). */
+  crlValidityDays: number;
 }
 
 export interface Crl {
@@ -26,9 +28,15 @@ export interface Crl {
   der: Buffer;
 }
 
-const CRL_LIFETIME_MS = 24 * 60 * 60 * 1000;
-/** A CRL older than this is re-signed even without revocations, well before it lapses. */
-const CRL_REFRESH_MS = 12 * 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How old a CRL may get before it is re-signed without any revocation: a day, or half its
+ * validity when that is shorter, so whoever fetches it gets at least half the validity ahead.
+ */
+export function crlResignIntervalMs(crlValidityDays: number): number {
+  return Math.min(DAY_MS, (crlValidityDays * DAY_MS) / 2);
+}
 
 function sameStamp(a: RevocationStamp, b: RevocationStamp): boolean {
   return a.revokedCount === b.revokedCount && a.lastRevokedAt === b.lastRevokedAt;
@@ -147,7 +155,9 @@ export class CertificateService {
 
   /**
    * The current CRL. Re-signed when the record of revocations changed since the last one (on
-   * this or any other instance, or by the CLI) or when it is half way to its next update.
+   * this or any other instance, or by the CLI) or when it is older than `crlResignIntervalMs`.
+   * Signed on demand, so no CRL handed out was signed longer ago than that, however long the
+   * portal sat idle before the request.
    */
   async currentCrl(): Promise<Crl> {
     const stamp = await revocationStamp(this.db);
@@ -155,7 +165,7 @@ export class CertificateService {
     if (
       cached !== undefined &&
       sameStamp(cached.stamp, stamp) &&
-      this.now().getTime() - cached.signedAt < CRL_REFRESH_MS
+      this.now().getTime() - cached.signedAt < crlResignIntervalMs(this.policy.crlValidityDays)
     ) {
       return cached.value;
     }
@@ -176,7 +186,7 @@ export class CertificateService {
       // Monotonic across restarts and instances without shared state: the signing time.
       crlNumber: BigInt(thisUpdate.getTime()),
       thisUpdate,
-      nextUpdate: new Date(thisUpdate.getTime() + CRL_LIFETIME_MS),
+      nextUpdate: new Date(thisUpdate.getTime() + this.policy.crlValidityDays * DAY_MS),
     });
     this.crl = { stamp, signedAt: thisUpdate.getTime(), value };
     return value;

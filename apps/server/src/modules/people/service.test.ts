@@ -25,6 +25,7 @@ async function openWithCertificates(engine: TestEngine) {
   const certificates = new CertificateService(handle.db, ca, {
     validityDays: 30,
     keyAlgorithm: 'ecdsa-p256',
+    crlValidityDays: 14,
   });
   return { scratch, handle, certificates };
 }

@@ -27,13 +27,19 @@ const TAK_PACKAGE_CHOICES_BY_INDEX: Record<TakPackageChoice, number> = {
   tracker: 2,
 };
 
-/** The zip bytes of a `data:application/zip;base64,...` URL. */
+/**
+ * The type the zip is saved as: Android offers ATAK to open `application/octet-stream` files, not
+ * `application/zip` ones (ATAK's import filter; product.md §6).
+ */
+export const TAK_PACKAGE_SAVE_TYPE = 'application/octet-stream';
+
+/** The zip bytes of a `data:application/zip;base64,...` URL, typed for saving. */
 export function zipFromDataUrl(dataUrl: string): Blob {
   if (!dataUrl.startsWith(ZIP_DATA_URL_PREFIX)) throw new Error(DOWNLOAD_FAILED);
   const binary = atob(dataUrl.slice(ZIP_DATA_URL_PREFIX.length));
   const bytes = new Uint8Array(binary.length);
   for (let index = 0; index < binary.length; index += 1) bytes[index] = binary.charCodeAt(index);
-  return new Blob([bytes], { type: 'application/zip' });
+  return new Blob([bytes], { type: TAK_PACKAGE_SAVE_TYPE });
 }
 
 /** The package of a choice: by its title, else by its place in the server's order. */

@@ -100,6 +100,8 @@ describe('TAK settings download dialog', () => {
     expect(dialog).toHaveTextContent('Alpha1_demo_tak-tracker.zip');
     expect(saved.map((file) => file.name)).toEqual(['Alpha1_demo_tak-tracker.zip']);
     expect(await bytesOf(saved[0]!.blob)).toEqual(ZIPS.tracker);
+    // Saved as octet-stream, the type Android offers ATAK for (not application/zip).
+    expect(saved[0]!.blob.type).toBe('application/octet-stream');
     expect(endpoint.calls()).toBe(1);
 
     await user.click(within(dialog).getByRole('button', { name: 'OK' }));

@@ -1,0 +1,317 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { unzipSync } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiPaths, instructionsResponseSchema, ZIP_DATA_URL_PREFIX } from '@callsign/contract';
+import { revokeMember } from '../src/modules/people/revocation.js';
+import { freePort, run } from './support/processes.js';
+import { REPO_ROOT, SERVER_DIST } from './support/repo.js';
+import { startTestPortal, type TestPortal } from './support/test-portal.js';
+
+// The TAK packages as a JVM loads them (Debian's default-jre-headless: keytool and java): both
+// PKCS#12 files with their passwords, and the member certificate through Java's PKIX with
+// revocation checked against the portal's CRL alone, as TAK Server does with its crlFile.
+
+const CHECK = fileURLToPath(new URL('./jvm/TakPackageJvmCheck.java', import.meta.url));
+const STAND_IN = fileURLToPath(new URL('./jvm/TakTlsStandIn.java', import.meta.url));
+const CLI = path.join(SERVER_DIST, 'cli.js');
+const TAK_HOST = 'tak.example.org';
+const TRUST_PASSWORD = 'public';
+
+let portal: TestPortal;
+let dir: string;
+let takPort: number;
+
+beforeAll(async () => {
+  const java = await run('sh', ['-c', 'command -v java && command -v keytool']);
+  expect(java.code, 'install a JRE: apt-get install default-jre-headless').toBe(0);
+  takPort = await freePort();
+  portal = await startTestPortal({
+    env: { PORTAL_DEPLOYMENT: 'alpha', TAK_HOST, TAK_PORT: String(takPort) },
+  });
+  dir = portal.workDir;
+});
+
+afterAll(async () => {
+  await portal.destroy();
+});
+
+/** The ATAK package of a member, as the API gives it, unpacked into files. */
+async function atakPackage(callsign: string) {
+  await portal.addMember(callsign);
+  const { jwt } = await portal.portal.tokens.issue({
+    scope: 'member',
+    subject: callsign,
+    ttlMs: 60_000,
+  });
+  const response = await portal.api('public', 'GET', apiPaths.instructions, { bearer: jwt });
+  expect(response.status, response.text).toBe(200);
+  const atak = instructionsResponseSchema.parse(response.json()).files.tak[0]!;
+  const zip = unzipSync(Buffer.from(atak.data.slice(ZIP_DATA_URL_PREFIX.length), 'base64'));
+  const truststore = path.join(dir, `${callsign}-truststore-alpha.p12`);
+  const keystore = path.join(dir, `${callsign}.p12`);
+  await writeFile(truststore, zip['truststore-alpha.p12']!);
+  await writeFile(keystore, zip[`${callsign}.p12`]!);
+  return { truststore, keystore };
+}
+
+describe('TAK packages in a JVM', () => {
+  let eagle: { truststore: string; keystore: string };
+  let gone: { truststore: string; keystore: string };
+  let crlFile: string;
+
+  beforeAll(async () => {
+    eagle = await atakPackage('Eagle7');
+    gone = await atakPackage('Gone4');
+    await revokeMember(portal.portal.database.db, portal.portal.certificates, {
+      callsign: 'Gone4',
+      actor: 'test',
+      clientAddress: null,
+    });
+    crlFile = path.join(dir, 'crl.pem');
+    await writeFile(crlFile, (await portal.curl('public', '/ca/crl.pem')).body);
+  });
+
+  it('keytool lists the truststore (two trusted CAs) and the member keystore (one key entry)', async () => {
+    const trust = await run('keytool', [
+      '-list',
+      '-storetype',
+      'PKCS12',
+      '-keystore',
+      eagle.truststore,
+      '-storepass',
+      TRUST_PASSWORD,
+    ]);
+    expect(trust.code, trust.stdout + trust.stderr).toBe(0);
+    expect(trust.stdout).toContain('Your keystore contains 2 entries');
+    expect(trust.stdout.match(/trustedCertEntry/g)).toHaveLength(2);
+
+    const keys = await run('keytool', [
+      '-list',
+      '-storetype',
+      'PKCS12',
+      '-keystore',
+      eagle.keystore,
+      '-storepass',
+      'Eagle7',
+    ]);
+    expect(keys.code, keys.stdout + keys.stderr).toBe(0);
+    expect(keys.stdout).toContain('Your keystore contains 1 entry');
+    expect(keys.stdout).toMatch(/^eagle7, .*PrivateKeyEntry,/im);
+
+    const wrong = await run('keytool', [
+      '-list',
+      '-storetype',
+      'PKCS12',
+      '-keystore',
+      eagle.keystore,
+      '-storepass',
+      'eagle7',
+    ]);
+    expect(wrong.code).not.toBe(0);
+  });
+
+  it("validates the member's certificate with PKIX against the CRL now and in 13 days, and refuses a revoked one", async () => {
+    const result = await run(
+      'java',
+      [
+        CHECK,
+        eagle.truststore,
+        TRUST_PASSWORD,
+        eagle.keystore,
+        'Eagle7',
+        crlFile,
+        gone.keystore,
+        'Gone4',
+      ],
+      { timeout: 120_000 },
+    );
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const answers = Object.fromEntries(
+      result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(': ') as [string, string]),
+    );
+    expect(answers).toEqual({
+      'truststore trusted certificates': '2',
+      'keystore chain': '3',
+      'keystore subject': 'CN=Eagle7',
+      'crl days': '14',
+      'member now': 'OK',
+      'member now+13d': 'OK',
+      // Past nextUpdate the JVM cannot tell: TAK Server refuses everyone then (product.md §5).
+      'member now+15d': 'FAIL UNDETERMINED_REVOCATION_STATUS',
+      'revoked now': 'FAIL REVOKED',
+      // With the root alone as anchor the issuing CA needs a CRL from the root, which the portal
+      // does not publish: TAK Server's truststore must hold both CAs (README "Connecting TAK").
+      'member root-only now': 'FAIL UNDETERMINED_REVOCATION_STATUS',
+    });
+  });
+});
+
+/** The fenced `sh` blocks of README "Connecting TAK", in order. */
+async function readmeBlocks(): Promise<string[]> {
+  const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(
+    readme.indexOf('## Connecting TAK'),
+    readme.indexOf('## Running in production'),
+  );
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
+}
+
+/** TakTlsStandIn.java on 127.0.0.1:takPort with the files the README made; its log lines. */
+async function startStandIn(files: string) {
+  const child: ChildProcessWithoutNullStreams = spawn('java', [
+    STAND_IN,
+    String(takPort),
+    path.join(files, 'takserver.jks'),
+    path.join(files, 'truststore-portal.jks'),
+    'atakatak',
+    path.join(files, 'portal-crl.pem'),
+  ]);
+  let log = '';
+  child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      if (log.includes('ready\n')) resolve();
+    });
+    child.once('exit', (code) => {
+      reject(new Error(`the stand-in exited (${String(code)}): ${log}`));
+    });
+  });
+  return {
+    log: () => log,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      // It exits when its standard input closes.
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+describe('README "Connecting TAK", followed on this machine (no TAK Server)', () => {
+  let work: string;
+  let files: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    work = path.join(dir, 'readme');
+    files = path.join(work, 'files');
+    await mkdir(files, { recursive: true });
+    env = {
+      ...process.env,
+      PORTAL_DATA_DIR: portal.dataDir,
+      PORTAL_LOG_LEVEL: 'silent',
+      TAK_HOST,
+      TAK_PORT: String(takPort),
+      // The README's curl has a publicly trusted portal in mind; here it is the portal's own CA.
+      CURL_CA_BUNDLE: portal.chainFile,
+    };
+  });
+
+  const takCheck = () =>
+    run('node', [CLI, 'tak-check', '--address', '127.0.0.1', '--timeout', '10'], { env });
+
+  it('makes the TAK Server key store, truststore and CRL with the commands as written', async () => {
+    const blocks = await readmeBlocks();
+    const steps = blocks.filter(
+      (block) => block.includes('keytool -importkeystore') || block.includes('keytool -importcert'),
+    );
+    expect(steps).toHaveLength(2);
+    for (const block of steps) {
+      const script = block
+        .replaceAll('npm run --silent portal --', `node '${CLI}'`)
+        .replaceAll('/opt/tak/certs/files', files)
+        .replaceAll('/tmp/tak', path.join(work, 'tak'))
+        .replaceAll('https://portal.example.org', portal.origin('public'));
+      const result = await run('bash', ['-euo', 'pipefail', '-c', script], { cwd: work, env });
+      expect(result.code, `${script}\n${result.stdout}${result.stderr}`).toBe(0);
+    }
+    const list = (store: string) =>
+      run('keytool', ['-list', '-keystore', path.join(files, store), '-storepass', 'atakatak']);
+    expect((await list('takserver.jks')).stdout).toMatch(/^takserver, .*PrivateKeyEntry/m);
+    const trust = (await list('truststore-portal.jks')).stdout;
+    expect(trust).toMatch(/^portal-issuing, .*trustedCertEntry/m);
+    expect(trust).toMatch(/^portal-root, .*trustedCertEntry/m);
+    const crl = await run('openssl', [
+      'crl',
+      '-in',
+      path.join(files, 'portal-crl.pem'),
+      '-noout',
+      '-CAfile',
+      path.join(files, 'portal-ca.pem'),
+    ]);
+    expect(crl.code, crl.stderr).toBe(0);
+  });
+
+  it('tak-check against a JVM set up like TAK Server with those files: green after a CRL refresh', async () => {
+    let standIn = await startStandIn(files);
+    try {
+      const first = await takCheck();
+      expect(first.code, first.stdout + first.stderr).toBe(1);
+      expect(first.stdout).toMatch(/^OK {3}chain: chains to the truststore/m);
+      expect(first.stdout).toMatch(/^OK {3}member certificate accepted: TakCheck/m);
+      expect(first.stdout).toMatch(/^FAIL revoked certificate refused: not checked yet/m);
+      expect(standIn.log()).toMatch(/^accepted CN=TakCheck\d+$/m);
+    } finally {
+      await standIn.stop();
+    }
+
+    // The refresh script, set up as deploy/tak-server/tak-crl-refresh.env has it.
+    const marker = path.join(work, 'restarted');
+    const refreshed = await run(
+      'bash',
+      [path.join(REPO_ROOT, 'deploy/tak-server/refresh-crl.sh')],
+      {
+        env: {
+          ...env,
+          CRL_URL: `${portal.origin('public')}/ca/crl.pem`,
+          CA_FILE: path.join(files, 'portal-ca.pem'),
+          CRL_FILE: path.join(files, 'portal-crl.pem'),
+          RELOAD_COMMAND: `touch '${marker}'`,
+        },
+      },
+    );
+    expect(refreshed.code, refreshed.stderr).toBe(0);
+    expect(refreshed.stdout).toContain('the revoked list changed');
+    expect((await run('test', ['-f', marker])).code).toBe(0);
+
+    standIn = await startStandIn(files);
+    try {
+      const second = await takCheck();
+      expect(second.code, second.stdout + second.stderr).toBe(0);
+      expect(second.stdout).toContain('tak-check: 0 of 6 checks failed');
+      // The JVM refuses the revoked test certificate for being revoked.
+      expect(standIn.log()).toMatch(/^refused: .*Certificate has been revoked/m);
+    } finally {
+      await standIn.stop();
+    }
+  });
+
+  it('tak-check names the lock-out when the JVM holds a CRL past its nextUpdate', async () => {
+    const day = 24 * 3_600_000;
+    const lapsed = await portal.portal.ca.createCrl({
+      revoked: [],
+      crlNumber: 2n,
+      thisUpdate: new Date(Date.now() - 30 * day),
+      nextUpdate: new Date(Date.now() - 16 * day),
+    });
+    await writeFile(path.join(files, 'portal-crl.pem'), lapsed.pem);
+    const standIn = await startStandIn(files);
+    try {
+      const result = await takCheck();
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(
+        /^FAIL member certificate accepted: .*refused with TLS alert "certificate unknown": .*CRL is past nextUpdate/m,
+      );
+      expect(standIn.log()).toMatch(/^refused: .*(revocation status|CRL)/im);
+    } finally {
+      await standIn.stop();
+    }
+  });
+});
