@@ -221,6 +221,45 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
     await scratch.drop();
   });
 
+  it('declares every admin call of product.md §4 admin: the key on the mTLS face only', () => {
+    const adminCalls = [
+      `GET ${apiPaths.peopleList}`,
+      'DELETE /api/v1/people/:callsign',
+      `POST ${apiPaths.promote}`,
+      `POST ${apiPaths.demote}`,
+      `GET ${apiPaths.pools}`,
+      `POST ${apiPaths.createInvite}`,
+      `PUT ${apiPaths.deactivateInvite}`,
+      `PUT ${apiPaths.activateInvite}`,
+      'DELETE /api/v1/enrollment/invitecode/:code',
+      `GET ${apiPaths.enrollmentList}`,
+      `POST ${apiPaths.accept}`,
+      `POST ${apiPaths.lock}`,
+      `GET ${apiPaths.idmConsole}`,
+    ];
+    const declared = new Map(routes.map((route) => [`${route.method} ${route.url}`, route.access]));
+    for (const call of adminCalls) expect(declared.get(call), call).toBe('admin');
+  });
+
+  it('lets bearer tokens call only what the spec gives them, and nothing else', () => {
+    // A new call that answers a JWT must be added here on purpose (product.md §2).
+    const tokenCalls = routes
+      .filter((route) => ['first-admin', 'any', 'member', 'admin-check'].includes(route.access))
+      .map((route) => `${route.method} ${route.url}`)
+      .sort();
+    expect(tokenCalls).toEqual(
+      [
+        `GET ${apiPaths.checkAuthAny}`,
+        `GET ${apiPaths.checkAuthValidUser}`,
+        `GET ${apiPaths.checkAuthAdmin}`,
+        `GET ${apiPaths.acceptance}`,
+        `POST ${apiPaths.addAdmin}`,
+        'GET /api/v1/enduserpfx/:callsign',
+        `GET ${apiPaths.instructions}`,
+      ].sort(),
+    );
+  });
+
   it('covers every registered call, the ones a hand-kept list once missed included', () => {
     const calls = routes.map((route) => `${route.method} ${route.url}`);
     expect(calls).toContain(`GET ${apiPaths.instructions}`);
