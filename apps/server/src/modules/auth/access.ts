@@ -85,7 +85,7 @@ declare module 'fastify' {
 }
 
 /**
- * Resolves the caller of a request against the access its route declares (access.ts), throwing
+ * Resolves the caller of a request against the access its route declares, throwing
  * the 403 of product.md §4 when they fall short. The one place identities become callers.
  */
 export class Authenticator {
