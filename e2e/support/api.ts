@@ -37,7 +37,10 @@ export async function call(
         ...(pfx === undefined ? {} : { pfx, passphrase: options.key?.password }),
         headers: {
           host: `${host}:${service.port}`,
-          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+          // Every call that changes state says JSON, body or not (the portal refuses others).
+          ...(payload === undefined && method === 'GET'
+            ? {}
+            : { 'content-type': 'application/json' }),
           ...(options.bearer === undefined ? {} : { authorization: `Bearer ${options.bearer}` }),
         },
       },

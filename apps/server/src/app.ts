@@ -13,19 +13,21 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { apiPaths } from '@callsign/contract';
 import type { Portal } from './context.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { loggerOptions, registerRequestLogging } from './http/logger.js';
+import { registerCrossSiteGuard } from './http/cross-site.js';
+import { DatabaseFailureBudget, registerFailureBudget } from './http/failure-budget.js';
 import { registerMtlsGate } from './http/mtls-gate.js';
 import './http/request-context.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerAdminConsoleRoutes } from './modules/admin-console/routes.js';
-import { Authenticator } from './modules/auth/identity.js';
+import { Authenticator, registerAccessControl } from './modules/auth/access.js';
 import { registerAuthRoutes } from './modules/auth/routes.js';
 import { registerCaRoutes } from './modules/certificates/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
-import { DatabaseFailureBudget } from './http/failure-budget.js';
 import { registerEnrollmentRoutes } from './modules/enrollment/routes.js';
 import { enrollmentTokenPolicy } from './modules/enrollment/token-policy.js';
 import { registerFirstuserRoutes } from './modules/firstuser/routes.js';
@@ -70,6 +72,8 @@ function requestFaces(portal: Portal): RequestFaces {
 export interface BuildAppOptions {
   /** Log as JSON lines at the configured level (the service); tests pass false. */
   logger?: boolean;
+  /** Where the log lines go instead of standard output (tests that read them). */
+  logStream?: { write(line: string): void };
   /** The clock of the rules (token lifetimes, code expiry); tests may move it. */
   now?: () => Date;
 }
@@ -81,7 +85,7 @@ export async function buildApp(
 ): Promise<FastifyInstance> {
   const { config } = portal;
   const serverOptions: FastifyServerOptions = {
-    logger: options.logger === false ? false : loggerOptions(config.logLevel),
+    logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logStream),
     // One line per request, written by our own hook with redacted URLs (http/logger.ts).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
@@ -92,9 +96,10 @@ export async function buildApp(
     genReqId: () => randomUUID(),
     return503OnClosing: true,
     // A URL the router cannot decode (bad percent-encoding, an over-long segment) answers in
-    // the same `{"detail"}` form as every other error.
-    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
-      void reply.status(400).send({ detail: error.message });
+    // the same `{"detail"}` form as every other error, without repeating the URL (it may hold a
+    // code, and it is the caller's own anyway).
+    frameworkErrors: (_error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      void reply.status(400).send({ detail: 'Malformed or over-long URL' });
     },
   };
   const app = Fastify(serverOptions);
@@ -104,6 +109,7 @@ export async function buildApp(
   acceptEmptyJsonBodies(app);
   await registerSecurityHeaders(app);
   registerMtlsGate(app, requestFaces(portal), `${config.publicOrigin}/error?code=mtls_fail`);
+  registerCrossSiteGuard(app, [config.publicOrigin, config.mtlsOrigin]);
   registerRequestLogging(app);
   // The OpenAPI document is generated from the same zod schemas the routes validate with.
   await app.register(swagger, {
@@ -126,19 +132,20 @@ export async function buildApp(
     portal.members,
     enrollmentTokenPolicy(portal.database.db, config.enrollmentGraceMs, now),
   );
-  const context: RouteContext = {
-    portal,
-    auth,
-    // In the database, so that every instance on one PostgreSQL spends the same budget.
-    failures: new DatabaseFailureBudget(portal.database.db, config.rateLimitFailuresPerMinute),
-    now,
-  };
+  // Before any route: they check each route's declaration as it is registered.
+  registerAccessControl(app, auth);
+  // In the database, so that every instance on one PostgreSQL spends the same budget.
+  registerFailureBudget(
+    app,
+    new DatabaseFailureBudget(portal.database.db, config.rateLimitFailuresPerMinute),
+  );
+  const context: RouteContext = { portal, now };
   registerHealthRoutes(app, portal.database.db, {
     dns: config.host,
     version: config.version,
     deployment: config.deployment,
   });
-  registerAuthRoutes(app, auth);
+  registerAuthRoutes(app);
   registerCaRoutes(app, portal.certificates);
   registerFirstuserRoutes(app, context);
   registerEnrollmentRoutes(app, context);
@@ -147,7 +154,14 @@ export async function buildApp(
   registerKeysRoutes(app, context);
   registerInstructionsRoutes(app, context);
   registerAdminConsoleRoutes(app, context);
-  app.get(apiPaths.openapi, { schema: { hide: true } }, () => app.swagger());
+  app.get(
+    apiPaths.openapi,
+    {
+      config: { access: 'none' },
+      schema: { hide: true, response: { 200: z.looseObject({ openapi: z.string() }) } },
+    },
+    () => app.swagger(),
+  );
   await registerStaticSite(app, config.webDir, { brandingDir: config.brandingDir });
   return app;
 }

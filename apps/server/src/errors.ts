@@ -59,6 +59,21 @@ export class ServiceUnavailableError extends HttpError {
   }
 }
 
+const countedFailures = new WeakSet<object>();
+
+/**
+ * Marks a refusal as a failed guess (an unknown code, a taken callsign, a wrong approval code):
+ * on a route that spends the failure budget (`config.failureBudget`), the attempt then counts.
+ */
+export function countsAsFailure<E extends Error>(error: E): E {
+  countedFailures.add(error);
+  return error;
+}
+
+export function isCountedFailure(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && countedFailures.has(error);
+}
+
 /** Malformed input: 422 with a list of issues, as FastAPI-style clients expect. */
 export class UnprocessableEntityError extends Error {
   readonly statusCode = 422;

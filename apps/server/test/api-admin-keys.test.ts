@@ -19,6 +19,7 @@ import {
 import { normalizeSerial } from '../src/ca/serial.js';
 import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
 import { listRecentAuditEvents } from '../src/modules/audit/repository.js';
+import { hashCode } from '../src/modules/auth/codes.js';
 import { TokenService } from '../src/modules/auth/token-service.js';
 import { findCertificateBySerial } from '../src/modules/certificates/repository.js';
 import { insertInviteCode } from '../src/modules/invites/repository.js';
@@ -88,9 +89,13 @@ class Harness {
     return (await past.issue({ scope: 'member', subject: callsign, ttlMs: 60_000 })).jwt;
   }
 
-  /** An admin call by the first admin with a bearer token on the public face. */
+  /**
+   * An admin call by the first admin with their key on the mTLS face. (These tests used the
+   * admin's bearer token on the public face until issue 13: that was the bug, admin calls never
+   * answer a JWT now.)
+   */
   asBoss(method: string, urlPath: string, json?: unknown): Promise<ApiResponse> {
-    return this.portal.api('public', method, urlPath, { bearer: this.bossJwt, json });
+    return this.portal.api('mtls', method, urlPath, { key: this.boss, json });
   }
 
   /** A member inserted directly (no key), optionally with the invite code they enrolled with. */
@@ -427,6 +432,57 @@ describe.each(testEngines())('admin and key calls on $name', (engine) => {
       expect(await h.snapshot()).toBe(before);
     });
 
+    it('revoking or demoting an admin deactivates the codes they created, audited, at once', async () => {
+      const issuers = {
+        revoked: await h.portal.addMember('Issuer1', { roles: ['admin'] }),
+        demoted: await h.portal.addMember('Issuer2', { roles: ['admin'] }),
+      };
+      const create = async (key: MemberKey) => {
+        const response = await h.portal.api('mtls', 'POST', apiPaths.createInvite, { key });
+        expect(response.status, response.text).toBe(200);
+        return createInviteResponseSchema.parse(response.json()).invite_code;
+      };
+      const revokedCodes = [await create(issuers.revoked), await create(issuers.revoked)];
+      const demotedCode = await create(issuers.demoted);
+      const bossCode = await create(h.boss);
+      const deleted = await create(issuers.revoked);
+      expect((await h.asBoss('DELETE', apiPaths.invite(deleted))).status).toBe(200);
+
+      expect((await h.asBoss('DELETE', apiPaths.person('Issuer1'))).status).toBe(200);
+      expect((await h.asBoss('POST', apiPaths.demote, { callsign: 'Issuer2' })).status).toBe(200);
+
+      const listed = await pools();
+      for (const code of [...revokedCodes, demotedCode]) {
+        expect(listed.find((pool) => pool.invitecode === code)?.active, code).toBe(false);
+      }
+      expect(listed.find((pool) => pool.invitecode === bossCode)?.active).toBe(true);
+      expect(listed.map((pool) => pool.invitecode)).not.toContain(deleted);
+      const events = await listRecentAuditEvents(h.db, 50);
+      for (const [code, reason] of [
+        ...revokedCodes.map((code) => [code, 'owner revoked'] as const),
+        [demotedCode, 'owner demoted'] as const,
+      ]) {
+        expect(
+          events.find((event) => event.action === 'invite.deactivate' && event.target === code),
+          code,
+        ).toMatchObject({ actor: 'Boss1', outcome: 'success', detail: { reason } });
+      }
+      // Nobody enrolls with them any more.
+      const enroll = await h.portal.api('public', 'POST', apiPaths.enroll, {
+        json: { callsign: 'Latecomer1', invite_code: revokedCodes[0] },
+      });
+      expectDetail(enroll, 400, 'Invite code deactivated');
+    });
+
+    it('a refused revocation or demotion changes nothing, the admin’s codes included', async () => {
+      const code = await h.asBoss('POST', apiPaths.createInvite);
+      expect(code.status).toBe(200);
+      const before = await h.snapshot();
+      expectDetail(await h.asBoss('POST', apiPaths.demote, { callsign: 'Boss1' }), 409);
+      expectDetail(await h.asBoss('DELETE', apiPaths.person('Boss1')), 409);
+      expect(await h.snapshot()).toBe(before);
+    });
+
     it('10 parallel creates give 10 distinct codes, all listed', async () => {
       const responses = await Promise.all(
         Array.from({ length: 10 }, () => h.asBoss('POST', apiPaths.createInvite)),
@@ -564,7 +620,7 @@ describe.each(testEngines())('admin and key calls on $name', (engine) => {
         .values({
           callsign: 'Newbie1',
           invite_code: 'NEWB2222',
-          approval_code: 'APPR2222',
+          approval_code_hash: hashCode('APPR2222'),
           state: 0,
           created_at: Date.now(),
         })
@@ -649,6 +705,11 @@ describe.each(testEngines())('admin and key calls on $name', (engine) => {
       ['a revoked admin’s certificate', () => Promise.resolve(['mtls', { key: revokedAdmin }])],
       ['a revoked admin’s token', () => Promise.resolve(['public', { bearer: revokedAdminJwt }])],
       ['a member’s token (not an admin)', () => Promise.resolve(['public', { bearer: plainJwt }])],
+      // Admin power needs the key: the first admin's own valid token gets nothing either.
+      [
+        'an admin’s valid token on the public face',
+        () => Promise.resolve(['public', { bearer: h.bossJwt }]),
+      ],
       ['a member’s certificate (not an admin)', () => Promise.resolve(['mtls', { key: plain }])],
     ];
 
@@ -754,16 +815,16 @@ describe.each(testEngines())('racing admins on $name', (engine) => {
         });
       }
       const [a, b] = [`A${first}${second}${round}`, `B${first}${second}${round}`];
-      await h.member(a, { admin: true });
-      await h.member(b, { admin: true });
+      // Each with their key: admin calls answer only that (they raced with tokens before issue 13).
+      const aKey = await h.portal.addMember(a, { roles: ['admin'] });
+      const bKey = await h.portal.addMember(b, { roles: ['admin'] });
       expect(await countActiveAdmins(h.db)).toBe(2);
-      const [aJwt, bJwt] = await Promise.all([h.jwt(a), h.jwt(b)]);
 
-      const call = (jwt: string, [method, urlPath, json]: readonly [string, string, unknown]) =>
-        h.portal.api('public', method, urlPath, { bearer: jwt, json });
+      const call = (key: MemberKey, [method, urlPath, json]: readonly [string, string, unknown]) =>
+        h.portal.api('mtls', method, urlPath, { key, json });
       const responses = await Promise.all([
-        call(aJwt, actions[first](b)),
-        call(bJwt, actions[second](a)),
+        call(aKey, actions[first](b)),
+        call(bKey, actions[second](a)),
       ]);
 
       const statuses = responses.map((response) => response.status);

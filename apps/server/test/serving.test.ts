@@ -39,12 +39,17 @@ beforeAll(async () => {
   portal = await openPortal(config, { migrate: true });
   app = await buildApp(portal, { logger: false });
   // A stand-in for the POST calls of later issues, to see the body limit and validation at work.
+  const echo = z.strictObject({ callsign: z.string().regex(/^[A-Za-z0-9]{3,30}$/) });
   app.post(
     '/api/v1/test/echo',
-    { schema: { body: z.strictObject({ callsign: z.string().regex(/^[A-Za-z0-9]{3,30}$/) }) } },
+    { config: { access: 'none' }, schema: { body: echo, response: { 200: echo } } },
     (request) => Promise.resolve(request.body),
   );
-  app.post('/api/v1/test/no-body', (request) => Promise.resolve({ body: request.body ?? null }));
+  app.post(
+    '/api/v1/test/no-body',
+    { config: { access: 'none' }, schema: { response: { 200: z.object({ body: z.null() }) } } },
+    (request) => Promise.resolve({ body: request.body ?? null }),
+  );
   await app.ready();
 });
 

@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import { CA_FILES } from '../ca/ca-files.js';
 import { openDatabase, type DatabaseHandle } from '../db/connection.js';
 import { MIGRATIONS, migrateToLatest } from '../db/migrate.js';
+import { upgradeBackupRows as hashApprovalCodes } from '../db/migrations/0003-approval-code-hash.js';
 import type { Database } from '../db/schema.js';
 import { JWT_KEY_FILE } from '../modules/auth/token-service.js';
 
@@ -56,6 +57,14 @@ export class BackupError extends Error {
 }
 
 type Row = Record<string, unknown>;
+
+/**
+ * Migrations that changed what a row holds, with how they reshape an archive's rows: a backup
+ * taken before one of them goes through it on restore, to fit the schema it is restored into.
+ */
+const ROW_UPGRADES: Readonly<
+  Record<string, (tables: Record<string, Row[]>) => Record<string, Row[]>>
+> = { '0003-approval-code-hash': hashApprovalCodes };
 
 function openConfigured(config: Config): DatabaseHandle {
   return openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile });
@@ -157,11 +166,14 @@ export async function readBackup(file: string) {
       `${file} comes from a newer portal (migrations ${unknown.join(', ')}); upgrade first`,
     );
   }
-  const tables: Record<string, Row[]> = {};
+  let tables: Record<string, Row[]> = {};
   for (const table of BACKUP_TABLES) {
     const entry = entries[`database/${table}.json`];
     // A table the backup's (older) schema did not have yet restores as empty.
     tables[table] = entry === undefined ? [] : (JSON.parse(strFromU8(entry)) as Row[]);
+  }
+  for (const [migration, upgrade] of Object.entries(ROW_UPGRADES)) {
+    if (!(manifest.migrations ?? []).includes(migration)) tables = upgrade(tables);
   }
   const caFiles: Record<string, Uint8Array> = {};
   for (const name of CA_BACKUP_FILES) {

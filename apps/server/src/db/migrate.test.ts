@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Kysely, Migration } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Database } from './schema.js';
+import { hashCode } from '../modules/auth/codes.js';
 import { MIGRATIONS, MigrationError, migrateToLatest } from './migrate.js';
 import { testEngines } from './test-engines.testing.js';
 import type { ScratchDatabase } from './test-engines.testing.js';
@@ -58,6 +59,39 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     await expect(attempt).rejects.toThrow(/"9999-broken" failed/);
     expect(await tableNames(handle.db)).toEqual([]);
     expect(await migrateToLatest(handle)).toEqual(Object.keys(MIGRATIONS));
+  });
+
+  it('hash the approval codes an older portal stored in clear, once', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    const older = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '0003'));
+    await migrateToLatest(handle, older);
+    const at = Date.now();
+    await sql`insert into invite_codes (code, created_at) values ('INVITE22', ${at})`.execute(
+      handle.db,
+    );
+    for (const [callsign, code] of [
+      ['Waiting1', 'ABCD2345'],
+      ['Waiting2', 'efgh6789'],
+    ]) {
+      await sql`insert into members (callsign, status, invite_code, created_at, updated_at)
+        values (${callsign}, 'pending', 'INVITE22', ${at}, ${at})`.execute(handle.db);
+      await sql`insert into enrollments (callsign, invite_code, approval_code, state, created_at)
+        values (${callsign}, 'INVITE22', ${code}, 0, ${at})`.execute(handle.db);
+    }
+
+    expect(await migrateToLatest(handle)).toEqual(['0003-approval-code-hash']);
+
+    const rows = await handle.db
+      .selectFrom('enrollments')
+      .select(['callsign', 'approval_code_hash'])
+      .orderBy('callsign')
+      .execute();
+    expect(rows).toEqual([
+      { callsign: 'Waiting1', approval_code_hash: hashCode('ABCD2345') },
+      { callsign: 'Waiting2', approval_code_hash: hashCode('EFGH6789') },
+    ]);
+    expect(JSON.stringify(rows)).not.toMatch(/ABCD2345|EFGH6789/i);
   });
 
   it.runIf(engine.name === 'postgres')(

@@ -3,6 +3,7 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { DatabaseHandle } from './connection.js';
 import * as initialSchema from './migrations/0001-initial-schema.js';
 import * as failureWindows from './migrations/0002-failure-windows.js';
+import * as approvalCodeHash from './migrations/0003-approval-code-hash.js';
 import type { Database } from './schema.js';
 import { advisoryLockKey } from './transaction.js';
 
@@ -11,6 +12,7 @@ import { advisoryLockKey } from './transaction.js';
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial-schema': initialSchema,
   '0002-failure-windows': failureWindows,
+  '0003-approval-code-hash': approvalCodeHash,
 };
 
 export class MigrationError extends Error {

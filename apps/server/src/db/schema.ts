@@ -38,7 +38,8 @@ export interface MemberRolesTable {
 export interface EnrollmentsTable {
   callsign: Immutable<string>;
   invite_code: Immutable<string>;
-  approval_code: Immutable<string>;
+  /** SHA-256 of the approval code (upper-cased); the code is shown once, to the enrollee. */
+  approval_code_hash: Immutable<string>;
   state: EnrollmentState;
   created_at: Immutable<number>;
   decided_at: number | null;

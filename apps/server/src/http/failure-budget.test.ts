@@ -1,82 +1,68 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeWithMigratedDatabase } from '../db/engine-suite.testing.js';
-import { TooManyRequestsError } from '../errors.js';
-import {
-  countsAsFailure,
-  DatabaseFailureBudget,
-  InMemoryFailureBudget,
-  spendingBudget,
-  type FailureBudget,
-} from './failure-budget.js';
+import { countsAsFailure, TooManyRequestsError } from '../errors.js';
+import { DatabaseFailureBudget, spendingBudget, type FailureBudget } from './failure-budget.js';
 
 async function refusal(budget: FailureBudget, address: string): Promise<unknown> {
   try {
-    await budget.assertAllowed(address);
+    await budget.reserve(address);
     return undefined;
   } catch (error) {
     return error;
   }
 }
 
-/** The rule both stores keep: N failures a minute per address, then 429 until the minute ends. */
-async function expectBudgetOfThree(budget: FailureBudget, clock: { now: number }): Promise<void> {
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    await budget.assertAllowed('10.0.0.1');
-    await budget.recordFailure('10.0.0.1');
-  }
-  clock.now += 20_000;
-  const refused = await refusal(budget, '10.0.0.1');
-  expect(refused).toBeInstanceOf(TooManyRequestsError);
-  expect((refused as TooManyRequestsError).headers['retry-after']).toBe('40');
-  expect(await refusal(budget, '10.0.0.2')).toBeUndefined();
-  clock.now += 40_000;
-  expect(await refusal(budget, '10.0.0.1')).toBeUndefined();
-  // A new window counts from one again.
-  await budget.recordFailure('10.0.0.1');
-  expect(await refusal(budget, '10.0.0.1')).toBeUndefined();
+/** Counts a failed guess: a reservation that is kept. */
+async function fail(budget: FailureBudget, address: string): Promise<void> {
+  await budget.reserve(address);
 }
 
-describe('InMemoryFailureBudget', () => {
-  it('answers 429 with Retry-After once an address spent its budget, until the minute ends', async () => {
-    const clock = { now: 1_000_000 };
-    await expectBudgetOfThree(new InMemoryFailureBudget(3, () => clock.now), clock);
-  });
-});
-
-describe('spendingBudget', () => {
-  it('counts only refusals marked as failed guesses, after the work has ended', async () => {
-    const budget = new InMemoryFailureBudget(1);
-    await expect(
-      spendingBudget(budget, 'a', () => Promise.reject(new Error('not a guess'))),
-    ).rejects.toThrow('not a guess');
-    expect(await refusal(budget, 'a')).toBeUndefined();
-    await expect(
-      spendingBudget(budget, 'a', () => Promise.reject(countsAsFailure(new Error('wrong')))),
-    ).rejects.toThrow('wrong');
-    await expect(spendingBudget(budget, 'a', () => Promise.resolve(1))).rejects.toBeInstanceOf(
-      TooManyRequestsError,
-    );
-  });
-});
-
 describeWithMigratedDatabase('DatabaseFailureBudget', (database) => {
-  it('keeps the same rule in the failure_windows table', async () => {
+  it('answers 429 with Retry-After once an address spent its budget, until the minute ends', async () => {
     const clock = { now: 2_000_000 };
-    await expectBudgetOfThree(
-      new DatabaseFailureBudget(database.handle.db, 3, () => clock.now),
-      clock,
-    );
+    const budget = new DatabaseFailureBudget(database.handle.db, 3, () => clock.now);
+    for (let attempt = 0; attempt < 3; attempt += 1) await fail(budget, '10.0.0.1');
+    clock.now += 20_000;
+    const refused = await refusal(budget, '10.0.0.1');
+    expect(refused).toBeInstanceOf(TooManyRequestsError);
+    expect((refused as TooManyRequestsError).headers['retry-after']).toBe('40');
+    expect(await refusal(budget, '10.0.0.2')).toBeUndefined();
+    clock.now += 40_000;
+    // A new window counts from one again.
+    expect(await refusal(budget, '10.0.0.1')).toBeUndefined();
+    await fail(budget, '10.0.0.1');
+    expect(await refusal(budget, '10.0.0.1')).toBeUndefined();
   });
 
-  it('is one budget for every instance on the database, also when they count at once', async () => {
+  it('gives a released attempt back, but only to the window it was taken from', async () => {
+    const clock = { now: 5_000_000 };
+    const budget = new DatabaseFailureBudget(database.handle.db, 2, () => clock.now);
+    const first = await budget.reserve('10.0.1.1');
+    await fail(budget, '10.0.1.1');
+    expect(await refusal(budget, '10.0.1.1')).toBeInstanceOf(TooManyRequestsError);
+    await budget.release(first);
+    expect(await refusal(budget, '10.0.1.1')).toBeUndefined();
+
+    const stale = await budget.reserve('10.0.1.2');
+    clock.now += 60_000;
+    await fail(budget, '10.0.1.2');
+    // Releasing the finished window's attempt must not free one in the new window.
+    await budget.release(stale);
+    await fail(budget, '10.0.1.2');
+    expect(await refusal(budget, '10.0.1.2')).toBeInstanceOf(TooManyRequestsError);
+  });
+
+  it('reserves at most the budget of attempts arriving at once through several instances', async () => {
     const other = database.scratch.open();
     const first = new DatabaseFailureBudget(database.handle.db, 20);
     const second = new DatabaseFailureBudget(other.db, 20);
-    await Promise.all(
-      Array.from({ length: 20 }, (_, index) =>
-        (index % 2 === 0 ? first : second).recordFailure('192.0.2.9'),
+    const outcomes = await Promise.all(
+      Array.from({ length: 60 }, (_, index) =>
+        refusal(index % 2 === 0 ? first : second, '192.0.2.9'),
       ),
     );
+    expect(outcomes.filter((outcome) => outcome === undefined)).toHaveLength(20);
+    expect(outcomes.filter((outcome) => outcome instanceof TooManyRequestsError).length).toBe(40);
     expect(await refusal(first, '192.0.2.9')).toBeInstanceOf(TooManyRequestsError);
     expect(await refusal(second, '192.0.2.9')).toBeInstanceOf(TooManyRequestsError);
     const row = await database.handle.db
@@ -85,5 +71,45 @@ describeWithMigratedDatabase('DatabaseFailureBudget', (database) => {
       .where('address', '=', '192.0.2.9')
       .executeTakeFirstOrThrow();
     expect(row.failures).toBe(20);
+  });
+});
+
+describeWithMigratedDatabase('spendingBudget', (database) => {
+  it('keeps the attempt only for refusals marked as failed guesses and answers called failures', async () => {
+    const budget = new DatabaseFailureBudget(database.handle.db, 1);
+    await expect(
+      spendingBudget(budget, 'a', () => Promise.reject(new Error('not a guess'))),
+    ).rejects.toThrow('not a guess');
+    await expect(spendingBudget(budget, 'a', () => Promise.resolve(true))).resolves.toBe(true);
+    await expect(
+      spendingBudget(budget, 'a', () => Promise.reject(countsAsFailure(new Error('wrong')))),
+    ).rejects.toThrow('wrong');
+    await expect(spendingBudget(budget, 'a', () => Promise.resolve(1))).rejects.toBeInstanceOf(
+      TooManyRequestsError,
+    );
+
+    const failedAnswer = (answer: unknown) => answer === false;
+    await expect(
+      spendingBudget(budget, 'b', () => Promise.resolve(true), { failedAnswer }),
+    ).resolves.toBe(true);
+    await expect(
+      spendingBudget(budget, 'b', () => Promise.resolve(false), { failedAnswer }),
+    ).resolves.toBe(false);
+    await expect(
+      spendingBudget(budget, 'b', () => Promise.resolve(true), { failedAnswer }),
+    ).rejects.toBeInstanceOf(TooManyRequestsError);
+  });
+
+  it('does not start the work when no attempt is left', async () => {
+    const budget = new DatabaseFailureBudget(database.handle.db, 1);
+    await fail(budget, 'c');
+    let started = false;
+    await expect(
+      spendingBudget(budget, 'c', () => {
+        started = true;
+        return Promise.resolve();
+      }),
+    ).rejects.toBeInstanceOf(TooManyRequestsError);
+    expect(started).toBe(false);
   });
 });

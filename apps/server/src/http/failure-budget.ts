@@ -1,87 +1,49 @@
+import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { TooManyRequestsError } from '../errors.js';
+import { isCountedFailure, TooManyRequestsError } from '../errors.js';
+import {
+  deleteWindowsBefore,
+  releaseAttempt,
+  reserveAttempt,
+  windowStart,
+  type Reservation,
+} from '../modules/auth/failure-window-repository.js';
 
 /**
  * Guessing is throttled per client address (product.md §3): check-code, the invite check,
  * exchange, enroll and accept share one budget of failures a minute. Past it those calls answer
  * 429 with Retry-After until the minute is over; other addresses are unaffected.
  *
- * The service keeps the count in the database (DatabaseFailureBudget), so that several instances
- * on one PostgreSQL share it; InMemoryFailureBudget is the same rule within one process.
+ * An attempt is reserved before it is evaluated, and given back when it turns out not to be a
+ * failed guess. So at most the budget is evaluated per address and window, however many guesses
+ * arrive at once and through however many instances (the count is in the database).
  */
 export interface FailureBudget {
-  /** Throws 429 when `address` has spent its budget in the current window. */
-  assertAllowed(address: string): Promise<void>;
-  /**
-   * Counts one failed attempt (a false check, an unknown code, a taken callsign...). Never call it
-   * inside a database transaction: it writes on its own (see spendingBudget).
-   */
-  recordFailure(address: string): Promise<void>;
+  /** Reserves one attempt for the address; throws 429 (with Retry-After) when none is left. */
+  reserve(address: string): Promise<Reservation>;
+  /** Gives back an attempt that was not a failed guess. */
+  release(reservation: Reservation): Promise<void>;
 }
 
 export const FAILURE_WINDOW_MS = 60_000;
 
-/** The 429 of a spent budget, with the seconds until the window ends. */
-function spent(startedAt: number, now: number): TooManyRequestsError {
-  return new TooManyRequestsError((startedAt + FAILURE_WINDOW_MS - now) / 1000);
+/** How a route spends the budget; `true` means only errors marked by countsAsFailure count. */
+export interface FailureBudgetRule {
+  /** An answer that counts as a failed guess although it is a 200 (a check answering false). */
+  failedAnswer?(answer: unknown): boolean;
 }
 
-export class InMemoryFailureBudget implements FailureBudget {
-  private readonly windows = new Map<string, { startedAt: number; failures: number }>();
-
-  constructor(
-    private readonly failuresPerMinute: number,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  assertAllowed(address: string): Promise<void> {
-    const window = this.current(address);
-    if (window !== undefined && window.failures >= this.failuresPerMinute) {
-      return Promise.reject(spent(window.startedAt, this.now()));
-    }
-    return Promise.resolve();
-  }
-
-  recordFailure(address: string): Promise<void> {
-    const window = this.current(address);
-    if (window === undefined) {
-      this.windows.set(address, { startedAt: this.now(), failures: 1 });
-      this.sweep();
-    } else {
-      window.failures += 1;
-    }
-    return Promise.resolve();
-  }
-
-  private current(address: string) {
-    const window = this.windows.get(address);
-    if (window === undefined) return undefined;
-    if (this.now() - window.startedAt >= FAILURE_WINDOW_MS) {
-      this.windows.delete(address);
-      return undefined;
-    }
-    return window;
-  }
-
-  /** Forgets finished windows so memory follows the number of recent offenders. */
-  private sweep(): void {
-    if (this.windows.size < 1024) return;
-    const now = this.now();
-    for (const [address, window] of this.windows) {
-      if (now - window.startedAt >= FAILURE_WINDOW_MS) this.windows.delete(address);
-    }
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route spends its caller's failure budget (see registerFailureBudget). */
+    failureBudget?: true | FailureBudgetRule;
   }
 }
 
-/**
- * The budget in the `failure_windows` table, shared by every instance on the database. Counting
- * is one upsert statement (atomic on SQLite and PostgreSQL), so failures counted at the same time
- * through several instances all count.
- */
+/** The budget in the `failure_windows` table, shared by every instance on the database. */
 export class DatabaseFailureBudget implements FailureBudget {
-  private recorded = 0;
+  private reserved = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -89,70 +51,73 @@ export class DatabaseFailureBudget implements FailureBudget {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async assertAllowed(address: string): Promise<void> {
+  async reserve(address: string): Promise<Reservation> {
     const now = this.now();
-    const window = await this.db
-      .selectFrom('failure_windows')
-      .select(['started_at', 'failures'])
-      .where('address', '=', address)
-      .executeTakeFirst();
-    if (
-      window !== undefined &&
-      now - window.started_at < FAILURE_WINDOW_MS &&
-      window.failures >= this.failuresPerMinute
-    ) {
-      throw spent(window.started_at, now);
+    const reservation = await reserveAttempt(this.db, {
+      address,
+      now,
+      windowMs: FAILURE_WINDOW_MS,
+      limit: this.failuresPerMinute,
+    });
+    if (reservation === undefined) {
+      const startedAt = (await windowStart(this.db, address)) ?? now;
+      throw new TooManyRequestsError((startedAt + FAILURE_WINDOW_MS - now) / 1000);
     }
-  }
-
-  async recordFailure(address: string): Promise<void> {
-    const now = this.now();
-    const over = now - FAILURE_WINDOW_MS;
-    await this.db
-      .insertInto('failure_windows')
-      .values({ address, started_at: now, failures: 1 })
-      .onConflict((conflict) =>
-        conflict.column('address').doUpdateSet({
-          // Every expression sees the row as it was: a finished window starts again at 1.
-          failures: sql<number>`case when failure_windows.started_at <= ${over} then 1 else failure_windows.failures + 1 end`,
-          started_at: sql<number>`case when failure_windows.started_at <= ${over} then ${now} else failure_windows.started_at end`,
-        }),
-      )
-      .execute();
-    this.recorded += 1;
+    this.reserved += 1;
     // Now and then, forget finished windows so the table follows the recent offenders.
-    if (this.recorded % 256 === 0) {
-      await this.db.deleteFrom('failure_windows').where('started_at', '<=', over).execute();
-    }
+    if (this.reserved % 256 === 0) await deleteWindowsBefore(this.db, now - FAILURE_WINDOW_MS);
+    return reservation;
   }
-}
 
-const countedFailures = new WeakSet<object>();
-
-/** Marks a refusal as a failed guess: spendingBudget counts it once its transaction is over. */
-export function countsAsFailure<E extends Error>(error: E): E {
-  countedFailures.add(error);
-  return error;
+  release(reservation: Reservation): Promise<void> {
+    return releaseAttempt(this.db, reservation);
+  }
 }
 
 /**
- * Runs `work` for `address` within its budget: 429 first when it is spent, and a failure counted
- * when `work` throws an error marked by countsAsFailure. The count is written after `work` and
- * its transaction have ended, so it is kept even though that transaction rolls back (and never
- * waits for a second connection while holding one).
+ * Runs `work` on one reserved attempt of `address`: 429 first when none is left; the attempt
+ * stays spent when `work` throws an error marked by countsAsFailure or answers what `rule` calls
+ * a failure, and is given back otherwise. The reservation and its release are written outside
+ * `work`'s transaction, so a rolled-back guess still counts.
  */
 export async function spendingBudget<T>(
   budget: FailureBudget,
   address: string,
   work: () => Promise<T>,
+  rule: FailureBudgetRule = {},
 ): Promise<T> {
-  await budget.assertAllowed(address);
+  const reservation = await budget.reserve(address);
+  let failed = true;
   try {
-    return await work();
+    const answer = await work();
+    failed = rule.failedAnswer?.(answer) ?? false;
+    return answer;
   } catch (error) {
-    if (typeof error === 'object' && error !== null && countedFailures.has(error)) {
-      await budget.recordFailure(address);
-    }
+    failed = isCountedFailure(error);
     throw error;
+  } finally {
+    if (!failed) await budget.release(reservation);
   }
+}
+
+/**
+ * Routes declare `config.failureBudget`; their handler then runs within the caller's budget
+ * (spendingBudget), after the access check. No service repeats the rule.
+ */
+export function registerFailureBudget(app: FastifyInstance, budget: FailureBudget): void {
+  app.addHook('onRoute', (route) => {
+    const declared = route.config?.failureBudget;
+    if (declared === undefined) return;
+    const rule = declared === true ? {} : declared;
+    const handler = route.handler;
+    const guarded: RouteHandlerMethod = function (request, reply) {
+      return spendingBudget(
+        budget,
+        request.ip,
+        () => Promise.resolve(handler.call(this, request, reply)),
+        rule,
+      );
+    };
+    route.handler = guarded;
+  });
 }

@@ -5,9 +5,14 @@ import { redactUrl } from './redact.js';
  * JSON lines with a request id, route, status and latency, and never a code, token or key:
  * URLs are redacted and the headers that carry credentials are left out entirely.
  */
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+export function loggerOptions(
+  level: string,
+  /** Where the lines go; standard output when not given (tests read them). */
+  stream?: { write(line: string): void },
+): FastifyServerOptions['logger'] {
   return {
     level,
+    ...(stream === undefined ? {} : { stream }),
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', '*.jwt', '*.code', '*.token'],
       censor: '[redacted]',
@@ -21,7 +26,11 @@ export function registerRequestLogging(app: FastifyInstance): void {
     log.info(
       {
         method: request.method,
-        url: redactUrl(request.url),
+        url: redactUrl({
+          url: request.url,
+          route: request.routeOptions.url,
+          params: request.params,
+        }),
         route: request.routeOptions.url,
         face: request.face,
         status: reply.statusCode,

@@ -1,11 +1,13 @@
-import type { FastifyInstance } from 'fastify';
-import { apiPaths } from '@callsign/contract';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError } from '../errors.js';
 import type { RequestFaces } from '../tls/request-faces.js';
 
-/** Answer on both faces without any identity (product.md §1). */
-function isOpenOnBothFaces(pathname: string): boolean {
-  return pathname === apiPaths.healthcheck || pathname.startsWith('/ca/');
+/**
+ * Answer on both faces without any identity (product.md §1): API routes that declare
+ * `config.access: 'open'` (the health check), and the CA's endpoints.
+ */
+function isOpenOnBothFaces(request: FastifyRequest, pathname: string): boolean {
+  return request.routeOptions.config.access === 'open' || pathname.startsWith('/ca/');
 }
 
 /**
@@ -25,7 +27,7 @@ export function registerMtlsGate(
     request.face = faces.faceOf(request.raw);
     if (request.face === 'public') return;
     const pathname = request.url.split('?')[0] ?? '/';
-    if (isOpenOnBothFaces(pathname)) return;
+    if (isOpenOnBothFaces(request, pathname)) return;
     const result = await faces.clientCertificate(request.raw);
     request.clientCertificate = result;
     if (result.status === 'verified') return;

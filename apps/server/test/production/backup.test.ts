@@ -3,11 +3,15 @@ import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import { sql, type Kysely, type Migration } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiPaths, createInviteResponseSchema } from '@callsign/contract';
 import { BACKUP_TABLES, readBackup } from '../../src/cli/backup.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import type { Database } from '../../src/db/schema.js';
 import * as initialSchema from '../../src/db/migrations/0001-initial-schema.js';
+import * as failureWindows from '../../src/db/migrations/0002-failure-windows.js';
+import { hashCode } from '../../src/modules/auth/codes.js';
 import { testEngines, type ScratchDatabase } from '../../src/db/test-engines.testing.js';
 import { run } from '../support/processes.js';
 import { REPO_ROOT, SERVER_DIST } from '../support/repo.js';
@@ -147,24 +151,83 @@ describe.each(testEngines())('backup and restore on $name', (engine) => {
     await handle.close();
   });
 
-  it('backs up a database an older portal left, before the upgrade migrates it', async () => {
+  /**
+   * A backup, by the built CLI, of a database an older portal left: only `migrations` applied,
+   * filled by `fill`, with this portal's CA beside it.
+   */
+  async function olderArchive(
+    name: string,
+    migrations: Record<string, Migration>,
+    fill: (db: Kysely<Database>) => Promise<void> = () => Promise.resolve(),
+  ): Promise<string> {
     const older = await engine.createScratchDatabase();
     try {
       const handle = older.open();
-      await migrateToLatest(handle, { '0001-initial-schema': initialSchema });
+      await migrateToLatest(handle, migrations);
+      await fill(handle.db);
       await handle.close();
       await cp(path.join(portal.dataDir, 'ca'), path.join(older.dataDir, 'ca'), {
         recursive: true,
       });
-      const file = path.join(workDir, 'older.zip');
+      const file = path.join(workDir, name);
       const backup = await cli(['backup', file], older.options.databaseUrl, older.dataDir);
       expect(backup.code, backup.stderr).toBe(0);
-      const { manifest, tables } = await readBackup(file);
-      expect(manifest.migrations).toEqual(['0001-initial-schema']);
-      expect(manifest.tables).not.toHaveProperty('failure_windows');
-      expect(tables.failure_windows).toEqual([]);
+      return file;
     } finally {
       await older.drop();
+    }
+  }
+
+  it('backs up a database an older portal left, before the upgrade migrates it', async () => {
+    const file = await olderArchive('older.zip', { '0001-initial-schema': initialSchema });
+    const { manifest, tables } = await readBackup(file);
+    expect(manifest.migrations).toEqual(['0001-initial-schema']);
+    expect(manifest.tables).not.toHaveProperty('failure_windows');
+    expect(tables.failure_windows).toEqual([]);
+  });
+
+  it('restores an archive taken before approval codes were hashed with the codes hashed', async () => {
+    const file = await olderArchive(
+      'before-hashing.zip',
+      { '0001-initial-schema': initialSchema, '0002-failure-windows': failureWindows },
+      async (db) => {
+        const at = Date.now();
+        await sql`insert into invite_codes (code, created_at) values ('OLDCODE2', ${at})`.execute(
+          db,
+        );
+        await sql`insert into members (callsign, status, invite_code, created_at, updated_at)
+          values ('Oldtimer1', 'pending', 'OLDCODE2', ${at}, ${at})`.execute(db);
+        await sql`insert into enrollments (callsign, invite_code, approval_code, state, created_at)
+          values ('Oldtimer1', 'OLDCODE2', 'APPR2345', 0, ${at})`.execute(db);
+      },
+    );
+    expect(strFromU8(unzipSync(await readFile(file))['database/enrollments.json']!)).toContain(
+      'APPR2345',
+    );
+
+    const fresh = await engine.createScratchDatabase();
+    try {
+      const restored = await cli(['restore', file], fresh.options.databaseUrl, fresh.dataDir);
+      expect(restored.code, restored.stderr).toBe(0);
+      const handle = fresh.open();
+      const rows = await handle.db.selectFrom('enrollments').selectAll().execute();
+      expect(rows).toMatchObject([
+        { callsign: 'Oldtimer1', approval_code_hash: hashCode('APPR2345'), state: 0 },
+      ]);
+      expect(JSON.stringify(rows)).not.toContain('APPR2345');
+      await handle.close();
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it('keeps no approval code in clear in an archive', async () => {
+    const entry = unzipSync(await readFile(archive))['database/enrollments.json'];
+    const enrollments = JSON.parse(strFromU8(entry!)) as Record<string, unknown>[];
+    expect(enrollments.length).toBeGreaterThan(0);
+    for (const row of enrollments) {
+      expect(row).not.toHaveProperty('approval_code');
+      expect(row.approval_code_hash).toMatch(/^[0-9a-f]{64}$/);
     }
   });
 

@@ -319,6 +319,8 @@ export function direct(
       ? {}
       : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }),
   };
+  // As the web app sends every call that changes state: a JSON content type, body or not.
+  if (method !== 'GET' && method !== 'HEAD') headers['content-type'] ??= 'application/json';
   return new Promise((resolve, reject) => {
     const outgoing = http.request(
       {

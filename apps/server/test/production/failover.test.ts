@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiPaths, enrollResponseSchema } from '@callsign/contract';
 import type { DatabaseHandle } from '../../src/db/connection.js';
 import type { ScratchDatabase } from '../../src/db/test-engines.testing.js';
+import { hashCode } from '../../src/modules/auth/codes.js';
 import { insertInviteCode } from '../../src/modules/invites/repository.js';
 import { callApi, type ApiTarget } from '../support/api-client.js';
 import { HOST, MTLS_HOST, postgresEngine, startDeployment, type Deployment } from './deployment.js';
@@ -108,12 +109,12 @@ describe.skipIf(postgres === undefined)('an instance killed during a burst', () 
     const rows = await handle.db
       .selectFrom('enrollments')
       .innerJoin('members', 'members.callsign', 'enrollments.callsign')
-      .select(['enrollments.callsign', 'enrollments.approval_code', 'members.status'])
+      .select(['enrollments.callsign', 'enrollments.approval_code_hash', 'members.status'])
       .execute();
     const stored = new Map(rows.map((row) => [row.callsign, row]));
     for (const outcome of ok) {
       expect(stored.get(outcome.callsign), outcome.callsign).toMatchObject({
-        approval_code: outcome.approvecode,
+        approval_code_hash: hashCode(outcome.approvecode ?? ''),
         status: 'pending',
       });
     }

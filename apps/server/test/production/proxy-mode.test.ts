@@ -133,6 +133,8 @@ describe.skipIf(postgres === undefined)('behind nginx, two instances on PostgreS
       ...withKey('Eagle1'),
       '-X',
       'POST',
+      '-H',
+      'Content-Type: application/json',
     ]);
     expect(created.status).toBe(200);
     const { invite_code } = createInviteResponseSchema.parse(JSON.parse(created.body));

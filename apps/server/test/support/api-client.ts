@@ -16,7 +16,7 @@ export interface ApiResponse {
 export interface ApiRequestOptions {
   /** Sent as JSON. */
   json?: unknown;
-  /** Sent as it is, with `contentType`. */
+  /** Sent as it is, with `contentType` (none when that is not given). */
   raw?: string | Buffer;
   contentType?: string;
   /** `Authorization: Bearer ...` */
@@ -34,7 +34,8 @@ export interface ApiTarget {
 
 /**
  * Calls the running portal over real TLS on 127.0.0.1, naming the face by SNI and Host as a
- * browser would, with a fresh connection per call.
+ * browser would, with a fresh connection per call. Calls that change state say
+ * `Content-Type: application/json`, body or not, as the portal requires.
  */
 export async function callApi(
   target: ApiTarget,
@@ -52,6 +53,9 @@ export async function callApi(
   } else if (options.raw !== undefined) {
     payload = Buffer.isBuffer(options.raw) ? options.raw : Buffer.from(options.raw);
     if (options.contentType !== undefined) headers['content-type'] = options.contentType;
+  } else if (method !== 'GET' && method !== 'HEAD') {
+    // As the web app sends every call (spec §7): a JSON content type, also without a body.
+    headers['content-type'] = options.contentType ?? 'application/json';
   }
   if (payload !== undefined) headers['content-length'] = String(payload.length);
   if (options.bearer !== undefined) headers.authorization = `Bearer ${options.bearer}`;

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
+import { hashCode } from '../../src/modules/auth/codes.js';
 import { insertEnrollment } from '../../src/modules/enrollment/repository.js';
 import { insertInviteCode } from '../../src/modules/invites/repository.js';
 import { insertMember } from '../../src/modules/people/repository.js';
@@ -129,7 +130,12 @@ export async function startTestPortal(options: StartTestPortalOptions = {}): Pro
       const at = Date.now();
       await insertInviteCode(db, { code: inviteCode, createdAt: at, ownerCallsign: null });
       await insertMember(db, { callsign, status: 'pending', inviteCode, roles: [], at });
-      await insertEnrollment(db, { callsign, inviteCode, approvalCode: 'ABCD2345', createdAt: at });
+      await insertEnrollment(db, {
+        callsign,
+        inviteCode,
+        approvalCodeHash: hashCode('ABCD2345'),
+        createdAt: at,
+      });
       const token = await running.portal.tokens.issue({
         scope: 'enrollment',
         subject: callsign,

@@ -21,10 +21,16 @@ export const ENROLLMENT_STATE = { pending: 0, approved: 1, rejected: 2 } as cons
 export const enrollmentStateNameSchema = z.enum(['pending', 'approved', 'rejected']);
 export const enrollmentStateSchema = z.union([z.literal(0), z.literal(1), z.literal(2)]);
 
-/** GET enrollment/have-i-been-accepted */
+/**
+ * Where an enrollee stands: their enrollment's decision, or `revoked` once an admin revoked them
+ * (whatever the decision was).
+ */
+export const acceptanceStateSchema = z.enum([...enrollmentStateNameSchema.options, 'revoked']);
+
+/** GET enrollment/have-i-been-accepted: true only while approved and not revoked. */
 export const acceptanceResponseSchema = z.object({
   have_i_been_accepted: z.boolean(),
-  state: enrollmentStateNameSchema,
+  state: acceptanceStateSchema,
 });
 
 /** GET enrollment/list (admin): approvecode is always "" here (product.md §4). */
@@ -56,6 +62,7 @@ export type CheckInviteCodeResponse = z.infer<typeof checkInviteCodeResponseSche
 export type EnrollBody = z.input<typeof enrollBodySchema>;
 export type EnrollResponse = z.infer<typeof enrollResponseSchema>;
 export type EnrollmentStateName = z.infer<typeof enrollmentStateNameSchema>;
+export type AcceptanceState = z.infer<typeof acceptanceStateSchema>;
 export type EnrollmentState = z.infer<typeof enrollmentStateSchema>;
 export type AcceptanceResponse = z.infer<typeof acceptanceResponseSchema>;
 export type EnrollmentListResponse = z.infer<typeof enrollmentListResponseSchema>;

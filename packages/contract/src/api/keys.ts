@@ -7,3 +7,6 @@ export const keyDownloadQuerySchema = z.strictObject({
   format: z.enum(['legacy', 'modern']).default('legacy'),
 });
 export type KeyFormat = z.infer<typeof keyDownloadQuerySchema>['format'];
+
+/** The answer: the PKCS#12 file itself (`application/x-pkcs12`), password the callsign. */
+export const keystoreResponseSchema = z.file();

@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuthType } from '@callsign/contract';
-import { ForbiddenError } from '../../errors.js';
 import type { TokenClaims, TokenService } from './token-service.js';
 
 /**
@@ -83,31 +82,4 @@ export async function resolveValidUser(
 
 export function isAdmin(user: ValidUser): boolean {
   return user.member.roles.includes('admin');
-}
-
-/** Guards for routes: each throws the 403 of product.md §4 when the caller falls short. */
-export class Authenticator {
-  constructor(
-    private readonly tokens: TokenService,
-    private readonly members: MemberLookup,
-    private readonly policy?: TokenPolicy,
-  ) {}
-
-  async any(request: FastifyRequest): Promise<Identity> {
-    const identity = await resolveIdentity(request, this.tokens, this.policy);
-    if (identity === undefined) throw new ForbiddenError('Not authenticated');
-    return identity;
-  }
-
-  async validUser(request: FastifyRequest): Promise<ValidUser> {
-    const user = await resolveValidUser(await this.any(request), this.members);
-    if (user === undefined) throw new ForbiddenError('Not a valid user');
-    return user;
-  }
-
-  async admin(request: FastifyRequest): Promise<ValidUser> {
-    const user = await this.validUser(request);
-    if (!isAdmin(user)) throw new ForbiddenError('Not an admin');
-    return user;
-  }
 }

@@ -1,25 +1,35 @@
 import type { FastifyInstance } from 'fastify';
-import { apiPaths, type CheckAuthResponse } from '@callsign/contract';
-import type { Authenticator, Identity } from './identity.js';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { apiPaths, checkAuthResponseSchema, type CheckAuthResponse } from '@callsign/contract';
+import { callerOf, type MemberCaller } from './access.js';
+import type { Identity } from './identity.js';
 
 function present(identity: Identity, userid: string | null): CheckAuthResponse {
   return { type: identity.type, userid, payload: { ...identity.payload } };
 }
 
-/** GET check-auth/mtls_or_jwt, validuser and validuser/admin (product.md §4). */
-export function registerAuthRoutes(app: FastifyInstance, auth: Authenticator): void {
-  app.get(apiPaths.checkAuthAny, async (request) => {
-    const identity = await auth.any(request);
-    return present(identity, identity.userid);
+function presentMember(caller: MemberCaller): CheckAuthResponse {
+  return present(caller.identity, caller.member.callsign);
+}
+
+const schema = { response: { 200: checkAuthResponseSchema } };
+
+/** GET check-auth/mtls_or_jwt, validuser and validuser/admin (product.md §4): sign-in checks. */
+export function registerAuthRoutes(fastify: FastifyInstance): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.get(apiPaths.checkAuthAny, { config: { access: 'any' }, schema }, (request) => {
+    const { identity } = callerOf(request, 'any');
+    return Promise.resolve(present(identity, identity.userid));
   });
 
-  app.get(apiPaths.checkAuthValidUser, async (request) => {
-    const user = await auth.validUser(request);
-    return present(user.identity, user.member.callsign);
-  });
+  app.get(apiPaths.checkAuthValidUser, { config: { access: 'member' }, schema }, (request) =>
+    Promise.resolve(presentMember(callerOf(request, 'member'))),
+  );
 
-  app.get(apiPaths.checkAuthAdmin, async (request) => {
-    const user = await auth.admin(request);
-    return present(user.identity, user.member.callsign);
-  });
+  // A sign-in check, not an admin call: it answers a bearer JWT too and grants nothing (the key
+  // page uses it to link admins to the admin area, which then needs the key).
+  app.get(apiPaths.checkAuthAdmin, { config: { access: 'admin-check' }, schema }, (request) =>
+    Promise.resolve(presentMember(callerOf(request, 'admin-check'))),
+  );
 }

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
+import { hashCode } from '../auth/codes.js';
 import { insertMember } from '../people/repository.js';
 import {
   decideEnrollment,
@@ -23,7 +24,7 @@ describeWithMigratedDatabase('enrollment repository', (database) => {
     await insertEnrollment(db, {
       callsign,
       inviteCode: 'INVITE22',
-      approvalCode: 'APPR2345',
+      approvalCodeHash: hashCode('APPR2345'),
       createdAt,
     });
   }
@@ -43,7 +44,7 @@ describeWithMigratedDatabase('enrollment repository', (database) => {
     expect(await findEnrollment(db, 'KILO1')).toEqual({
       callsign: 'Kilo1',
       inviteCode: 'INVITE22',
-      approvalCode: 'APPR2345',
+      approvalCodeHash: hashCode('APPR2345'),
       state: 0,
       createdAt: T,
       decidedAt: null,

@@ -1,12 +1,13 @@
 import type { Selectable } from 'kysely';
-import type { EnrollmentsTable, EnrollmentState } from '../../db/schema.js';
+import type { EnrollmentsTable, EnrollmentState, MemberStatus } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 
 export interface Enrollment {
   /** As the member typed it (the members row's callsign). */
   callsign: string;
   inviteCode: string;
-  approvalCode: string;
+  /** The approval code's hash (auth/codes.ts hashCode): the code itself is never stored. */
+  approvalCodeHash: string;
   state: EnrollmentState;
   createdAt: number;
   decidedAt: number | null;
@@ -17,7 +18,7 @@ export interface Enrollment {
 export interface NewEnrollment {
   callsign: string;
   inviteCode: string;
-  approvalCode: string;
+  approvalCodeHash: string;
   createdAt: number;
 }
 
@@ -38,7 +39,7 @@ export async function insertEnrollment(
     .values({
       callsign: enrollment.callsign,
       invite_code: enrollment.inviteCode,
-      approval_code: enrollment.approvalCode,
+      approval_code_hash: enrollment.approvalCodeHash,
       state: 0,
       created_at: enrollment.createdAt,
     })
@@ -70,6 +71,27 @@ export async function findEnrollment(
     )
     .executeTakeFirst();
   return row && toEnrollment(row);
+}
+
+/** An enrollment's decision and where its member stands now (revoked, say, after approval). */
+export interface EnrollmentStanding {
+  state: EnrollmentState;
+  memberStatus: MemberStatus;
+}
+
+/** The standing of a callsign's enrollment in any case, in one indexed read; the poll's query. */
+export async function findEnrollmentStanding(
+  executor: Executor,
+  callsign: string,
+): Promise<EnrollmentStanding | undefined> {
+  return executor
+    .selectFrom('members')
+    .innerJoin('enrollments', 'enrollments.callsign', 'members.callsign')
+    .select(['enrollments.state as state', 'members.status as memberStatus'])
+    .where((eb) =>
+      eb(eb.fn('lower', ['members.callsign']), '=', eb.fn('lower', [eb.val(callsign)])),
+    )
+    .executeTakeFirst();
 }
 
 /** A row of the enrollment list: who, and how it was decided. */
@@ -115,7 +137,7 @@ function toEnrollment(row: Selectable<EnrollmentsTable>): Enrollment {
   return {
     callsign: row.callsign,
     inviteCode: row.invite_code,
-    approvalCode: row.approval_code,
+    approvalCodeHash: row.approval_code_hash,
     state: row.state,
     createdAt: row.created_at,
     decidedAt: row.decided_at,

@@ -1,12 +1,17 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import { CODE_LENGTH } from '@callsign/contract';
-import type { Database } from '../../db/schema.js';
+import { CODE_LENGTH, type AcceptanceState, type EnrollmentStateName } from '@callsign/contract';
+import type { Database, EnrollmentState } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
-import { countsAsFailure, spendingBudget, type FailureBudget } from '../../http/failure-budget.js';
-import { audit } from '../audit/audit.js';
+import {
+  BadRequestError,
+  ConflictError,
+  countsAsFailure,
+  ForbiddenError,
+  NotFoundError,
+} from '../../errors.js';
+import { appendAuditEvent } from '../audit/repository.js';
+import type { Actor } from '../auth/actor.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import type { TokenService } from '../auth/token-service.js';
 import { findInviteCode, inviteCodeState, recordInviteUse } from '../invites/repository.js';
@@ -14,6 +19,7 @@ import { insertMember, setMemberStatus } from '../people/repository.js';
 import {
   decideEnrollment,
   findEnrollment,
+  findEnrollmentStanding,
   insertEnrollment,
   listEnrollments,
   type Decision,
@@ -33,9 +39,20 @@ export const DECISION_WINDOW_MS = 30 * DAY;
 export interface EnrollmentServiceOptions {
   db: Kysely<Database>;
   tokens: TokenService;
-  failures: FailureBudget;
   now: () => Date;
   enrollmentGraceMs: number;
+}
+
+const STATE_NAMES: Record<EnrollmentState, EnrollmentStateName> = {
+  0: 'pending',
+  1: 'approved',
+  2: 'rejected',
+};
+
+export interface Acceptance {
+  /** True only while the enrollment is approved and the member not revoked. */
+  accepted: boolean;
+  state: AcceptanceState;
 }
 
 export interface Enrolled {
@@ -52,60 +69,70 @@ export interface Enrolled {
  *
  * Enroll takes the callsign for good: the members row stays whatever happens later, so a
  * rejected or revoked callsign is never enrolled again. A decision is final. Each step is one
- * transaction; guesses (invite codes, callsigns, approval codes) spend the caller's failure budget.
+ * transaction. Guesses (invite codes, callsigns, approval codes) are refused with errors marked
+ * by countsAsFailure: their routes spend the caller's failure budget.
  */
 export class EnrollmentService {
   constructor(private readonly options: EnrollmentServiceOptions) {}
 
-  /** The invite check: true only for a code that admits people now. A false answer counts. */
-  async isInviteCodeActive(request: FastifyRequest, code: string): Promise<boolean> {
-    const { db, failures, now } = this.options;
-    await failures.assertAllowed(request.ip);
+  /** The invite check: true only for a code that admits people now. */
+  async isInviteCodeActive(code: string): Promise<boolean> {
+    const { db, now } = this.options;
     const invite = await findInviteCode(db, code);
-    const active = invite !== undefined && inviteCodeState(invite, now().getTime()) === 'usable';
-    if (!active) await failures.recordFailure(request.ip);
-    return active;
+    return invite !== undefined && inviteCodeState(invite, now().getTime()) === 'usable';
   }
 
-  /** (none) -> pending: uses the invite code, takes the callsign, makes the approval code. */
-  async enroll(
-    request: FastifyRequest,
+  /**
+   * (none) -> pending: uses the invite code, takes the callsign, makes the approval code. The
+   * code is answered here, once, and stored only as its hash.
+   */
+  enroll(
+    clientAddress: string,
     input: { callsign: string; inviteCode: string },
   ): Promise<Enrolled> {
-    const { db, tokens, failures, now, enrollmentGraceMs } = this.options;
+    const { db, tokens, now, enrollmentGraceMs } = this.options;
     const at = now().getTime();
     const { callsign, inviteCode } = input;
     const approvalCode = generateCode(CODE_LENGTH.approval);
-    const enrollment = () =>
-      db.transaction().execute(async (trx) => {
-        await this.useInviteCode(trx, inviteCode, at);
-        const member = { callsign, status: 'pending', inviteCode, roles: [], at } as const;
-        if (!(await insertMember(trx, member))) {
-          throw countsAsFailure(new BadRequestError('Callsign taken'));
-        }
-        await insertEnrollment(trx, { callsign, inviteCode, approvalCode, createdAt: at });
-        await audit(
-          trx,
-          request,
-          { actor: callsign, action: 'enrollment.create', target: callsign, outcome: 'success' },
-          at,
-        );
-        const { jwt } = await tokens.issue({
-          scope: 'enrollment',
-          subject: callsign,
-          ttlMs: DECISION_WINDOW_MS + enrollmentGraceMs,
-        });
-        return { callsign, approvalCode, jwt };
+    return db.transaction().execute(async (trx) => {
+      await this.useInviteCode(trx, inviteCode, at);
+      const member = { callsign, status: 'pending', inviteCode, roles: [], at } as const;
+      if (!(await insertMember(trx, member))) {
+        throw countsAsFailure(new BadRequestError('Callsign taken'));
+      }
+      await insertEnrollment(trx, {
+        callsign,
+        inviteCode,
+        approvalCodeHash: hashCode(approvalCode),
+        createdAt: at,
       });
-    return spendingBudget(failures, request.ip, enrollment);
+      await appendAuditEvent(trx, {
+        at,
+        actor: callsign,
+        action: 'enrollment.create',
+        target: callsign,
+        outcome: 'success',
+        clientAddress,
+      });
+      const { jwt } = await tokens.issue({
+        scope: 'enrollment',
+        subject: callsign,
+        ttlMs: DECISION_WINDOW_MS + enrollmentGraceMs,
+      });
+      return { callsign, approvalCode, jwt };
+    });
   }
 
-  /** The caller's own enrollment; 404 when they have none. */
-  async enrollmentOf(callsign: string | null): Promise<Enrollment> {
-    const enrollment =
-      callsign === null ? undefined : await findEnrollment(this.options.db, callsign);
-    if (enrollment === undefined) throw new NotFoundError('No enrollment for this caller');
-    return enrollment;
+  /**
+   * Where the caller's own enrollment stands (the poll): its decision, or `revoked` once the
+   * member was revoked. 404 when they have none.
+   */
+  async acceptanceOf(callsign: string | null): Promise<Acceptance> {
+    const standing =
+      callsign === null ? undefined : await findEnrollmentStanding(this.options.db, callsign);
+    if (standing === undefined) throw new NotFoundError('No enrollment for this caller');
+    if (standing.memberStatus === 'revoked') return { accepted: false, state: 'revoked' };
+    return { accepted: standing.state === 1, state: STATE_NAMES[standing.state] };
   }
 
   /** Every enrollment, oldest first. */
@@ -114,27 +141,17 @@ export class EnrollmentService {
   }
 
   /** pending -> approved, when the admin gives the enrollee's approval code. A wrong one counts. */
-  async accept(
-    request: FastifyRequest,
-    admin: string,
-    input: { callsign: string; approvalCode: string },
-  ): Promise<Enrollment> {
-    return spendingBudget(this.options.failures, request.ip, () =>
-      this.decide(request, admin, input.callsign, { state: 1 }, (enrollment) => {
-        if (!sameCode(input.approvalCode, enrollment.approvalCode)) {
-          throw countsAsFailure(new ForbiddenError('Wrong approval code'));
-        }
-      }),
-    );
+  accept(actor: Actor, input: { callsign: string; approvalCode: string }): Promise<Enrollment> {
+    return this.decide(actor, input.callsign, { state: 1 }, (enrollment) => {
+      if (!matchesHash(input.approvalCode, enrollment.approvalCodeHash)) {
+        throw countsAsFailure(new ForbiddenError('Wrong approval code'));
+      }
+    });
   }
 
   /** pending -> rejected. */
-  lock(
-    request: FastifyRequest,
-    admin: string,
-    input: { callsign: string; lockReason: string },
-  ): Promise<Enrollment> {
-    return this.decide(request, admin, input.callsign, { state: 2, lockReason: input.lockReason });
+  lock(actor: Actor, input: { callsign: string; lockReason: string }): Promise<Enrollment> {
+    return this.decide(actor, input.callsign, { state: 2, lockReason: input.lockReason });
   }
 
   /**
@@ -142,14 +159,14 @@ export class EnrollmentService {
    * compare and set from pending, so of two racing decisions one wins and the other gets 409.
    */
   private decide(
-    request: FastifyRequest,
-    admin: string,
+    actor: Actor,
     callsign: string,
     decision: Pick<Decision, 'state' | 'lockReason'>,
     check: (enrollment: Enrollment) => void = () => undefined,
   ): Promise<Enrollment> {
     const { db, now } = this.options;
     const at = now().getTime();
+    const admin = actor.callsign;
     const notPending = () => new ConflictError('The enrollment is not pending');
     return db.transaction().execute(async (trx) => {
       const enrollment = await findEnrollment(trx, callsign);
@@ -169,12 +186,15 @@ export class EnrollmentService {
       const action = decision.state === 1 ? 'enrollment.accept' : 'enrollment.lock';
       const detail =
         decision.lockReason === undefined ? undefined : { lock_reason: decision.lockReason };
-      await audit(
-        trx,
-        request,
-        { actor: admin, action, target: enrollment.callsign, outcome: 'success', detail },
+      await appendAuditEvent(trx, {
         at,
-      );
+        actor: admin,
+        action,
+        target: enrollment.callsign,
+        outcome: 'success',
+        clientAddress: actor.clientAddress,
+        detail,
+      });
       return {
         ...enrollment,
         state: decision.state,
@@ -205,10 +225,9 @@ export class EnrollmentService {
   }
 }
 
-/** Codes compare upper-cased and trimmed (product.md §3), in constant time. */
-function sameCode(given: string, expected: string): boolean {
-  return timingSafeEqual(
-    Buffer.from(hashCode(given), 'hex'),
-    Buffer.from(hashCode(expected), 'hex'),
-  );
+/** Codes compare upper-cased and trimmed (product.md §3), by their hash, in constant time. */
+function matchesHash(given: string, expectedHash: string): boolean {
+  const expected = Buffer.from(expectedHash, 'hex');
+  const actual = Buffer.from(hashCode(given), 'hex');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

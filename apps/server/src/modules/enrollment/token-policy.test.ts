@@ -1,6 +1,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import type { TokenScope } from '@callsign/contract';
 import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
+import { hashCode } from '../auth/codes.js';
 import type { TokenClaims } from '../auth/token-service.js';
 import { insertMember } from '../people/repository.js';
 import { decideEnrollment, insertEnrollment } from './repository.js';
@@ -32,7 +33,7 @@ describeWithMigratedDatabase('enrollment token policy', (database) => {
       await insertEnrollment(db, {
         callsign,
         inviteCode: 'INVITE22',
-        approvalCode: 'APPR2345',
+        approvalCodeHash: hashCode('APPR2345'),
         createdAt: T,
       });
     }

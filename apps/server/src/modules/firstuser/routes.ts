@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   addAdminBodySchema,
@@ -8,24 +8,11 @@ import {
   checkAdminCodeResponseSchema,
   exchangeCodeBodySchema,
   exchangeCodeResponseSchema,
+  type CheckAdminCodeResponse,
 } from '@callsign/contract';
-import { ForbiddenError } from '../../errors.js';
-import type { Authenticator } from '../auth/identity.js';
-import type { TokenClaims } from '../auth/token-service.js';
+import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
 import { FirstuserService } from './service.js';
-
-/** The caller's first-admin session; 403 for any other identity (product.md §4). */
-async function firstAdminSession(
-  auth: Authenticator,
-  request: FastifyRequest,
-): Promise<TokenClaims> {
-  const identity = await auth.any(request);
-  if (identity.type !== 'jwt' || identity.payload.scope !== 'first-admin') {
-    throw new ForbiddenError('A first-admin session is required');
-  }
-  return identity.payload;
-}
 
 /** GET firstuser/check-code, POST token/code/exchange and POST firstuser/add-admin. */
 export function registerFirstuserRoutes(fastify: FastifyInstance, context: RouteContext): void {
@@ -34,7 +21,6 @@ export function registerFirstuserRoutes(fastify: FastifyInstance, context: Route
   const service = new FirstuserService({
     db: database.db,
     tokens,
-    failures: context.failures,
     now: context.now,
     exchangeCodeTtlMs: config.exchangeCodeTtlMs,
     firstAdminTokenTtlMs: config.firstAdminTokenTtlMs,
@@ -44,28 +30,38 @@ export function registerFirstuserRoutes(fastify: FastifyInstance, context: Route
   app.get(
     apiPaths.checkAdminCode,
     {
+      config: {
+        access: 'none',
+        failureBudget: { failedAnswer: (answer: CheckAdminCodeResponse) => !answer.code_ok },
+      },
       schema: {
         querystring: checkAdminCodeQuerySchema,
         response: { 200: checkAdminCodeResponseSchema },
       },
     },
     async (request) => ({
-      code_ok: await service.checkAdminCode(request, request.query.temp_admin_code),
+      code_ok: await service.checkAdminCode(request.query.temp_admin_code),
     }),
   );
 
   app.post(
     apiPaths.exchangeCode,
-    { schema: { body: exchangeCodeBodySchema, response: { 200: exchangeCodeResponseSchema } } },
-    async (request) => ({ jwt: await service.exchange(request, request.body.code) }),
+    {
+      config: { access: 'none', failureBudget: true },
+      schema: { body: exchangeCodeBodySchema, response: { 200: exchangeCodeResponseSchema } },
+    },
+    async (request) => ({ jwt: await service.exchange(request.ip, request.body.code) }),
   );
 
   app.post(
     apiPaths.addAdmin,
-    { schema: { body: addAdminBodySchema, response: { 200: addAdminResponseSchema } } },
+    {
+      config: { access: 'first-admin' },
+      schema: { body: addAdminBodySchema, response: { 200: addAdminResponseSchema } },
+    },
     async (request) => {
-      const session = await firstAdminSession(context.auth, request);
-      const exchangeCode = await service.addAdmin(request, session, request.body.callsign);
+      const { session } = callerOf(request, 'first-admin');
+      const exchangeCode = await service.addAdmin(request.ip, session, request.body.callsign);
       return { admin_added: true as const, jwt_exchange_code: exchangeCode };
     },
   );

@@ -1,10 +1,8 @@
-import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { CODE_LENGTH } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
-import { BadRequestError, ForbiddenError } from '../../errors.js';
-import type { FailureBudget } from '../../http/failure-budget.js';
-import { audit } from '../audit/audit.js';
+import { BadRequestError, countsAsFailure, ForbiddenError } from '../../errors.js';
+import { appendAuditEvent } from '../audit/repository.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import {
   consumeLoginCode,
@@ -19,7 +17,6 @@ import { insertMember } from '../people/repository.js';
 export interface FirstuserServiceOptions {
   db: Kysely<Database>;
   tokens: TokenService;
-  failures: FailureBudget;
   now: () => Date;
   exchangeCodeTtlMs: number;
   firstAdminTokenTtlMs: number;
@@ -32,47 +29,50 @@ export interface FirstuserServiceOptions {
  *   admin code --exchange--> first-admin JWT --add-admin--> exchange code --exchange--> member JWT
  *
  * Every code and the first-admin JWT work once. Codes are looked up only by their hash, and
- * neither codes nor tokens ever reach the audit log.
+ * neither codes nor tokens ever reach the audit log. Check-code and exchange are guesses: their
+ * routes spend the caller's failure budget (a false check and a refused code count).
  */
 export class FirstuserService {
   constructor(private readonly options: FirstuserServiceOptions) {}
 
-  /** check-code: true only for an unused, unexpired admin code. A false answer counts. */
-  async checkAdminCode(request: FastifyRequest, code: string): Promise<boolean> {
-    const { db, failures, now } = this.options;
-    await failures.assertAllowed(request.ip);
-    const usable = await isLoginCodeUsable(db, hashCode(code), now().getTime(), 'admin');
-    if (!usable) await failures.recordFailure(request.ip);
-    return usable;
+  /** check-code: true only for an unused, unexpired admin code. */
+  checkAdminCode(code: string): Promise<boolean> {
+    const { db, now } = this.options;
+    return isLoginCodeUsable(db, hashCode(code), now().getTime(), 'admin');
   }
 
-  /** exchange: consumes an admin or exchange code and returns the session it opens. */
-  async exchange(request: FastifyRequest, code: string): Promise<string> {
-    const { db, tokens, failures, now } = this.options;
-    await failures.assertAllowed(request.ip);
+  /**
+   * exchange: consumes an admin or exchange code and returns the session it opens; 403 (a
+   * failed guess) for an unknown, used or expired code.
+   */
+  async exchange(clientAddress: string, code: string): Promise<string> {
+    const { db, tokens, now } = this.options;
     const at = now().getTime();
     const jwt = await db.transaction().execute(async (trx) => {
       const consumed = await consumeLoginCode(trx, hashCode(code), at);
       if (consumed === undefined) return undefined;
       const issued = await tokens.issue(this.sessionFor(consumed));
       const callsign = consumed.subjectCallsign;
-      await audit(
-        trx,
-        request,
-        { actor: callsign, action: 'sign-in', target: callsign, outcome: 'success' },
+      await appendAuditEvent(trx, {
         at,
-      );
+        actor: callsign,
+        action: 'sign-in',
+        target: callsign,
+        outcome: 'success',
+        clientAddress,
+      });
       return issued.jwt;
     });
     if (jwt === undefined) {
-      await failures.recordFailure(request.ip);
-      await audit(
-        db,
-        request,
-        { actor: null, action: 'sign-in', target: null, outcome: 'failure' },
+      await appendAuditEvent(db, {
         at,
-      );
-      throw new ForbiddenError('Unknown, used or expired code');
+        actor: null,
+        action: 'sign-in',
+        target: null,
+        outcome: 'failure',
+        clientAddress,
+      });
+      throw countsAsFailure(new ForbiddenError('Unknown, used or expired code'));
     }
     return jwt;
   }
@@ -82,7 +82,7 @@ export class FirstuserService {
    * with the admin role and returns the exchange code that signs them in. All or nothing: on a
    * taken callsign the token stays unspent.
    */
-  async addAdmin(request: FastifyRequest, session: TokenClaims, callsign: string): Promise<string> {
+  async addAdmin(clientAddress: string, session: TokenClaims, callsign: string): Promise<string> {
     const { db, now, exchangeCodeTtlMs } = this.options;
     const at = now().getTime();
     const exchangeCode = generateCode(CODE_LENGTH.exchange);
@@ -102,12 +102,14 @@ export class FirstuserService {
         createdAt: at,
         expiresAt: at + exchangeCodeTtlMs,
       });
-      await audit(
-        trx,
-        request,
-        { actor: null, action: 'member.add-admin', target: callsign, outcome: 'success' },
+      await appendAuditEvent(trx, {
         at,
-      );
+        actor: null,
+        action: 'member.add-admin',
+        target: callsign,
+        outcome: 'success',
+        clientAddress,
+      });
     });
     return exchangeCode;
   }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql, type Kysely } from 'kysely';
-import { apiPaths, type HealthcheckResponse } from '@callsign/contract';
+import { apiPaths, healthcheckResponseSchema } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
 import { ServiceUnavailableError } from '../../errors.js';
 
@@ -16,13 +17,18 @@ export function registerHealthRoutes(
   db: Kysely<Database>,
   info: HealthInfo,
 ): void {
-  app.get(apiPaths.healthcheck, async (request): Promise<HealthcheckResponse> => {
-    try {
-      await sql`select 1`.execute(db);
-    } catch (error) {
-      request.log.error({ err: error }, 'health check: database unreachable');
-      throw new ServiceUnavailableError('The database is unreachable');
-    }
-    return { healthcheck: 'success', ...info };
-  });
+  app.withTypeProvider<ZodTypeProvider>().get(
+    apiPaths.healthcheck,
+    // Open on both faces: load balancers and monitors ask without a key.
+    { config: { access: 'open' }, schema: { response: { 200: healthcheckResponseSchema } } },
+    async (request) => {
+      try {
+        await sql`select 1`.execute(db);
+      } catch (error) {
+        request.log.error({ err: error }, 'health check: database unreachable');
+        throw new ServiceUnavailableError('The database is unreachable');
+      }
+      return { healthcheck: 'success' as const, ...info };
+    },
+  );
 }

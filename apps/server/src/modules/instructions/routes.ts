@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { apiPaths, instructionsResponseSchema } from '@callsign/contract';
 import { TakPackageBuilder, takPackageConfig } from '../../tak/member-packages.js';
-import { actorOf } from '../auth/actor.js';
+import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
 import { InstructionsService } from './service.js';
 
@@ -13,16 +13,17 @@ export function registerInstructionsRoutes(app: FastifyInstance, context: RouteC
     new TakPackageBuilder(database.db, certificates, takPackageConfig(config), context.now),
   );
 
-  app
-    .withTypeProvider<ZodTypeProvider>()
-    .get(
-      apiPaths.instructions,
-      { schema: { response: { 200: instructionsResponseSchema } } },
-      async (request, reply) => {
-        const actor = actorOf(await context.auth.validUser(request), request.ip);
-        const body = await instructions.forUser(actor);
-        // Each answer carries a fresh private key: never to be kept by a cache.
-        return reply.header('cache-control', 'no-store').send(body);
-      },
-    );
+  app.withTypeProvider<ZodTypeProvider>().get(
+    apiPaths.instructions,
+    {
+      config: { access: 'member', mints: true },
+      schema: { response: { 200: instructionsResponseSchema } },
+    },
+    async (request, reply) => {
+      const { actor } = callerOf(request, 'member');
+      const body = await instructions.forUser(actor);
+      // Each answer carries a fresh private key: never to be kept by a cache.
+      return reply.header('cache-control', 'no-store').send(body);
+    },
+  );
 }

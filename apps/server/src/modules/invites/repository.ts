@@ -1,6 +1,18 @@
-import type { Selectable } from 'kysely';
-import type { InviteCodesTable } from '../../db/schema.js';
+import type { ExpressionBuilder, Selectable } from 'kysely';
+import type { Database, InviteCodesTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
+
+type InviteCodes = ExpressionBuilder<Database, 'invite_codes'>;
+
+/** A code that is not deleted: the only ones any call may see or change. */
+function isLive(eb: InviteCodes) {
+  return eb('deleted_at', 'is', null);
+}
+
+/** The live code `code` (codes are stored upper-case). */
+function liveCode(code: string) {
+  return (eb: InviteCodes) => eb.and([eb('code', '=', code.toUpperCase()), isLive(eb)]);
+}
 
 export interface InviteCode {
   code: string;
@@ -70,7 +82,7 @@ export async function listInviteCodes(executor: Executor): Promise<InviteCode[]>
   const rows = await executor
     .selectFrom('invite_codes')
     .selectAll()
-    .where('deleted_at', 'is', null)
+    .where(isLive)
     .orderBy('created_at', 'desc')
     .orderBy('code')
     .execute();
@@ -90,8 +102,7 @@ export async function recordInviteUse(
   const result = await executor
     .updateTable('invite_codes')
     .set((eb) => ({ use_count: eb('use_count', '+', 1) }))
-    .where('code', '=', code.toUpperCase())
-    .where('deleted_at', 'is', null)
+    .where(liveCode(code))
     .where('deactivated_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
     .where((eb) => eb.or([eb('max_uses', 'is', null), eb('use_count', '<', eb.ref('max_uses'))]))
@@ -112,8 +123,7 @@ export async function setInviteCodeActive(
   const existing = await executor
     .updateTable('invite_codes')
     .set({ deactivated_at: active ? null : now })
-    .where('code', '=', code.toUpperCase())
-    .where('deleted_at', 'is', null)
+    .where(liveCode(code))
     .where('deactivated_at', active ? 'is not' : 'is', null)
     .executeTakeFirst();
   if (existing.numUpdatedRows > 0n) return true;
@@ -130,10 +140,26 @@ export async function deleteInviteCode(
   const result = await executor
     .updateTable('invite_codes')
     .set({ deleted_at: now })
-    .where('code', '=', code.toUpperCase())
-    .where('deleted_at', 'is', null)
+    .where(liveCode(code))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** Deactivates every live, active code `owner` created; returns the codes it deactivated. */
+export async function deactivateInviteCodesOwnedBy(
+  executor: Executor,
+  owner: string,
+  now: number,
+): Promise<string[]> {
+  const rows = await executor
+    .updateTable('invite_codes')
+    .set({ deactivated_at: now })
+    .where('owner_callsign', '=', owner)
+    .where(isLive)
+    .where('deactivated_at', 'is', null)
+    .returning('code')
+    .execute();
+  return rows.map((row) => row.code).sort();
 }
 
 function toInviteCode(row: Selectable<InviteCodesTable>): InviteCode {

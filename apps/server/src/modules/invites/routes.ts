@@ -10,21 +10,19 @@ import {
   inviteToggleResponseSchema,
   poolsResponseSchema,
 } from '@callsign/contract';
-import { actorOf } from '../auth/actor.js';
+import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
 import { InviteService } from './service.js';
 
 /** Invite code management (admin): enrollment/pools, invitecode/create, (de)activate, delete. */
 export function registerInvitesRoutes(app: FastifyInstance, context: RouteContext): void {
-  const { auth } = context;
   const invites = new InviteService(context.portal.database.db, context.now);
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get(
     apiPaths.pools,
-    { schema: { response: { 200: poolsResponseSchema } } },
-    async (request) => {
-      await auth.admin(request);
+    { config: { access: 'admin' }, schema: { response: { 200: poolsResponseSchema } } },
+    async () => {
       const codes = await invites.list();
       return {
         pools: codes.map((code) => ({
@@ -39,9 +37,9 @@ export function registerInvitesRoutes(app: FastifyInstance, context: RouteContex
 
   api.post(
     apiPaths.createInvite,
-    { schema: { response: { 200: createInviteResponseSchema } } },
+    { config: { access: 'admin' }, schema: { response: { 200: createInviteResponseSchema } } },
     async (request) => {
-      const actor = actorOf(await auth.admin(request), request.ip);
+      const { actor } = callerOf(request, 'admin');
       return { invite_code: await invites.create(actor) };
     },
   );
@@ -52,9 +50,12 @@ export function registerInvitesRoutes(app: FastifyInstance, context: RouteContex
   ] as const) {
     api.put(
       path,
-      { schema: { body: inviteCodeBodySchema, response: { 200: inviteToggleResponseSchema } } },
+      {
+        config: { access: 'admin' },
+        schema: { body: inviteCodeBodySchema, response: { 200: inviteToggleResponseSchema } },
+      },
       async (request) => {
-        const actor = actorOf(await auth.admin(request), request.ip);
+        const { actor } = callerOf(request, 'admin');
         await invites.setActive(actor, request.body.invite_code, active);
         return { success: true as const };
       },
@@ -63,9 +64,12 @@ export function registerInvitesRoutes(app: FastifyInstance, context: RouteContex
 
   api.delete(
     `${API_PREFIX}/enrollment/invitecode/:code`,
-    { schema: { params: inviteCodeParamsSchema, response: { 200: deleteInviteResponseSchema } } },
+    {
+      config: { access: 'admin' },
+      schema: { params: inviteCodeParamsSchema, response: { 200: deleteInviteResponseSchema } },
+    },
     async (request) => {
-      const actor = actorOf(await auth.admin(request), request.ip);
+      const { actor } = callerOf(request, 'admin');
       return {
         success: true as const,
         invite_code: await invites.delete(actor, request.params.code),

@@ -1,11 +1,13 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { CODE_LENGTH } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
 import { NotFoundError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/repository.js';
 import { generateCode } from '../auth/codes.js';
 import type { Actor } from '../auth/actor.js';
 import {
+  deactivateInviteCodesOwnedBy,
   deleteInviteCode,
   insertInviteCode,
   listInviteCodes,
@@ -73,19 +75,39 @@ export class InviteService {
   }
 }
 
+/**
+ * Deactivates the invite codes `owner` created, in the caller's transaction, each audited as
+ * done by `actor` for `reason`: an admin who is revoked or demoted invites nobody any more.
+ */
+export async function deactivateInviteCodesOf(
+  executor: Executor,
+  owner: string,
+  change: { actor: Actor; reason: string; at: number },
+): Promise<string[]> {
+  const codes = await deactivateInviteCodesOwnedBy(executor, owner, change.at);
+  for (const code of codes) {
+    await audit(executor, change.actor, 'invite.deactivate', code, change.at, {
+      reason: change.reason,
+    });
+  }
+  return codes;
+}
+
 async function audit(
-  trx: Transaction<Database>,
+  executor: Executor,
   actor: Actor,
   action: string,
   code: string,
   at: number,
+  detail?: unknown,
 ): Promise<void> {
-  await appendAuditEvent(trx, {
+  await appendAuditEvent(executor, {
     at,
     actor: actor.callsign,
     action,
     target: code.toUpperCase(),
     outcome: 'success',
     clientAddress: actor.clientAddress,
+    ...(detail === undefined ? {} : { detail }),
   });
 }

@@ -1,7 +1,12 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { API_PREFIX, keyDownloadParamsSchema, keyDownloadQuerySchema } from '@callsign/contract';
-import { actorOf } from '../auth/actor.js';
+import {
+  API_PREFIX,
+  keyDownloadParamsSchema,
+  keyDownloadQuerySchema,
+  keystoreResponseSchema,
+} from '@callsign/contract';
+import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
 import { KeyService } from './service.js';
 
@@ -10,19 +15,30 @@ export function registerKeysRoutes(app: FastifyInstance, context: RouteContext):
   const { database, certificates } = context.portal;
   const keys = new KeyService(database.db, certificates, context.now);
 
-  app
-    .withTypeProvider<ZodTypeProvider>()
-    .get(
-      `${API_PREFIX}/enduserpfx/:callsign`,
-      { schema: { params: keyDownloadParamsSchema, querystring: keyDownloadQuerySchema } },
-      async (request, reply) => {
-        const actor = actorOf(await context.auth.validUser(request), request.ip);
-        const key = await keys.download(actor, request.params.callsign, request.query.format);
-        return reply
-          .type('application/x-pkcs12')
-          .header('content-disposition', `attachment; filename="${key.callsign}.pfx"`)
-          .header('cache-control', 'no-store')
-          .send(key.pfx);
+  app.withTypeProvider<ZodTypeProvider>().get(
+    `${API_PREFIX}/enduserpfx/:callsign`,
+    {
+      config: { access: 'member', mints: true },
+      schema: {
+        params: keyDownloadParamsSchema,
+        querystring: keyDownloadQuerySchema,
+        response: {
+          200: {
+            description: 'The keystore: PKCS#12, password the callsign',
+            content: { 'application/x-pkcs12': { schema: keystoreResponseSchema } },
+          },
+        },
       },
-    );
+    },
+    async (request, reply) => {
+      const { actor } = callerOf(request, 'member');
+      const key = await keys.download(actor, request.params.callsign, request.query.format);
+      // The typed reply wants the File the contract documents; Fastify sends a Buffer as it is.
+      return (reply as FastifyReply)
+        .type('application/x-pkcs12')
+        .header('content-disposition', `attachment; filename="${key.callsign}.pfx"`)
+        .header('cache-control', 'no-store')
+        .send(key.pfx);
+    },
+  );
 }

@@ -2,6 +2,7 @@ import { inTransaction, lockForTransaction } from '../../db/transaction.js';
 import type { Executor } from '../../db/transaction.js';
 import { appendAuditEvent } from '../audit/repository.js';
 import type { CertificateService } from '../certificates/service.js';
+import { deactivateInviteCodesOf } from '../invites/service.js';
 import { findMemberByCallsign, setMemberStatus } from './repository.js';
 
 /**
@@ -16,12 +17,15 @@ export interface RevocationResult {
   callsign: string;
   /** Certificates revoked by this call. */
   serials: string[];
+  /** The invite codes they had created, deactivated by this call. */
+  deactivatedInviteCodes: string[];
   /** The invite code the member enrolled with, if any. */
   inviteCode: string | null;
 }
 
 /**
- * Revokes a member and every certificate they hold, in one transaction (product.md §5): the
+ * Revokes a member and every certificate they hold, and deactivates the invite codes they
+ * created (an admin's), in one transaction (product.md §5): the
  * caller's when `executor` is one (so its rules and this revocation commit together), else a new
  * one. The CRL follows on its next request; the mTLS face refuses their certificates on the next
  * request. Undefined when there is no such member or they were revoked already. Rules about who
@@ -53,6 +57,16 @@ export async function revokeMember(
       clientAddress: input.clientAddress,
       detail: { certificates: serials.length },
     });
-    return { callsign: member.callsign, serials, inviteCode: member.inviteCode };
+    const deactivatedInviteCodes = await deactivateInviteCodesOf(trx, member.callsign, {
+      actor: { callsign: input.actor, clientAddress: input.clientAddress },
+      reason: 'owner revoked',
+      at,
+    });
+    return {
+      callsign: member.callsign,
+      serials,
+      inviteCode: member.inviteCode,
+      deactivatedInviteCodes,
+    };
   });
 }

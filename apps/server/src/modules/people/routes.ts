@@ -9,21 +9,20 @@ import {
   roleChangeBodySchema,
   roleChangeResponseSchema,
 } from '@callsign/contract';
+import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
-import { actorOf } from '../auth/actor.js';
 import { PeopleService } from './service.js';
 
 /** GET people/list, DELETE people/{callsign}, POST enrollment/promote and demote (admin). */
 export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext): void {
-  const { auth, portal } = context;
+  const { portal } = context;
   const people = new PeopleService(portal.database.db, portal.certificates, context.now);
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   app.get(
     apiPaths.peopleList,
-    { schema: { response: { 200: peopleListResponseSchema } } },
-    async (request, reply) => {
-      await auth.admin(request);
+    { config: { access: 'admin' }, schema: { response: { 200: peopleListResponseSchema } } },
+    async (_request, reply) => {
       // Sent as the database wrote it: a string with a JSON content type skips the serializer, so
       // 10,000 rows are neither parsed nor validated nor stringified again. The schema above
       // still documents the answer, and the API tests check it.
@@ -34,9 +33,12 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
 
   api.delete(
     `${API_PREFIX}/people/:callsign`,
-    { schema: { params: callsignParamsSchema, response: { 200: revokePersonResponseSchema } } },
+    {
+      config: { access: 'admin' },
+      schema: { params: callsignParamsSchema, response: { 200: revokePersonResponseSchema } },
+    },
     async (request) => {
-      const actor = actorOf(await auth.admin(request), request.ip);
+      const { actor } = callerOf(request, 'admin');
       const revoked = await people.revoke(actor, request.params.callsign);
       return { success: true as const, invite_code: revoked.inviteCode };
     },
@@ -44,9 +46,12 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
 
   api.post(
     apiPaths.promote,
-    { schema: { body: roleChangeBodySchema, response: { 200: roleChangeResponseSchema } } },
+    {
+      config: { access: 'admin' },
+      schema: { body: roleChangeBodySchema, response: { 200: roleChangeResponseSchema } },
+    },
     async (request) => {
-      const actor = actorOf(await auth.admin(request), request.ip);
+      const { actor } = callerOf(request, 'admin');
       const detail = await people.promote(actor, request.body.callsign);
       return { success: true as const, detail };
     },
@@ -54,9 +59,12 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
 
   api.post(
     apiPaths.demote,
-    { schema: { body: roleChangeBodySchema, response: { 200: roleChangeResponseSchema } } },
+    {
+      config: { access: 'admin' },
+      schema: { body: roleChangeBodySchema, response: { 200: roleChangeResponseSchema } },
+    },
     async (request) => {
-      const actor = actorOf(await auth.admin(request), request.ip);
+      const { actor } = callerOf(request, 'admin');
       const detail = await people.demote(actor, request.body.callsign);
       return { success: true as const, detail };
     },

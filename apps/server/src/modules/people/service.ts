@@ -5,6 +5,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/repository.js';
 import type { Actor } from '../auth/actor.js';
 import type { CertificateService } from '../certificates/service.js';
+import { deactivateInviteCodesOf } from '../invites/service.js';
 import {
   addMemberRole,
   countActiveAdmins,
@@ -95,7 +96,10 @@ export class PeopleService {
     });
   }
 
-  /** Takes the admin role away; 404 not an active member, 400 not admin, 409 self or last admin. */
+  /**
+   * Takes the admin role away and deactivates the invite codes they created; 404 not an active
+   * member, 400 not admin, 409 self or last admin.
+   */
   demote(actor: Actor, callsign: string): Promise<string> {
     return this.db.transaction().execute(async (trx) => {
       const target = await activeMember(trx, callsign);
@@ -108,6 +112,11 @@ export class PeopleService {
       await keepAnAdmin(trx, target, 'demoted');
       await removeMemberRole(trx, target.callsign, ADMIN);
       await this.audit(trx, actor, 'member.demote', target.callsign);
+      await deactivateInviteCodesOf(trx, target.callsign, {
+        actor,
+        reason: 'owner demoted',
+        at: this.now().getTime(),
+      });
       return `${target.callsign} is no longer an admin`;
     });
   }

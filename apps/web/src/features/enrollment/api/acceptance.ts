@@ -8,12 +8,16 @@ export const enrollmentKeys = {
   acceptance: () => [...enrollmentKeys.all, 'acceptance'] as const,
 };
 
-/** GET have-i-been-accepted: false without a call when there is no token (spec §7). */
-export async function fetchAcceptance(): Promise<boolean> {
-  if (readStored(STORAGE_KEYS.token) === null) return false;
+/** Where the enrollee stands: still waiting, approved, or revoked by an admin (for good). */
+export type AcceptanceStatus = 'waiting' | 'accepted' | 'revoked';
+
+/** GET have-i-been-accepted: waiting without a call when there is no token (spec §7). */
+export async function fetchAcceptance(): Promise<AcceptanceStatus> {
+  if (readStored(STORAGE_KEYS.token) === null) return 'waiting';
   try {
     const answer = await apiJson(apiPaths.acceptance, 'acceptance', { bearer: true });
-    return answer.have_i_been_accepted;
+    if (answer.state === 'revoked') return 'revoked';
+    return answer.have_i_been_accepted ? 'accepted' : 'waiting';
   } catch (error) {
     if (error instanceof ApiError)
       throw new Error(`Unexpected status code: ${error.status}`, { cause: error });
@@ -21,12 +25,15 @@ export async function fetchAcceptance(): Promise<boolean> {
   }
 }
 
-/** Polls every 5 s until accepted, then stops (spec §4). */
+/** Polls every 5 s while waiting; stops once accepted or revoked (spec §4). */
 export function acceptanceQueryOptions() {
   return queryOptions({
     queryKey: enrollmentKeys.acceptance(),
     queryFn: fetchAcceptance,
-    refetchInterval: (query) => (query.state.data === true ? false : ACCEPTANCE_POLL_INTERVAL_MS),
+    refetchInterval: (query) =>
+      query.state.data === 'accepted' || query.state.data === 'revoked'
+        ? false
+        : ACCEPTANCE_POLL_INTERVAL_MS,
     refetchIntervalInBackground: true,
     retry: false,
   });

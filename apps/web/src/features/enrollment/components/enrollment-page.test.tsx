@@ -65,6 +65,26 @@ describe('EnrollmentPage', () => {
     expect(calls.auth.every((value) => value === 'Bearer enrollment-token')).toBe(true);
   });
 
+  it('says so and stops polling once an admin revoked the enrollment', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    let polls = 0;
+    server.use(
+      http.get(apiPaths.acceptance, () => {
+        polls += 1;
+        return HttpResponse.json({ have_i_been_accepted: false, state: 'revoked' });
+      }),
+    );
+    const onAccepted = vi.fn();
+    renderWithProviders(<EnrollmentPage onAccepted={onAccepted} onMissing={vi.fn()} />);
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'An administrator has revoked this enrollment.',
+    );
+    expect(screen.queryByText('APPROVE2')).not.toBeInTheDocument();
+    await act(() => vi.advanceTimersByTimeAsync(ACCEPTANCE_POLL_INTERVAL_MS * 3));
+    expect(polls).toBe(1);
+    expect(onAccepted).not.toHaveBeenCalled();
+  });
+
   it('shows the callsign, the approval code and the checking text', async () => {
     acceptanceAfter(100);
     renderWithProviders(<EnrollmentPage onAccepted={vi.fn()} onMissing={vi.fn()} />);

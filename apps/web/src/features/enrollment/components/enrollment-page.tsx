@@ -16,7 +16,8 @@ export function approvalLink(callsign: string, approveCode: string, origin = mtl
 
 /**
  * /login/enrollment: waiting for an admin. Shows the approval code, link and QR code, and polls
- * until accepted. Without a stored callsign or approval code, `onMissing` takes over.
+ * until accepted (or says so when an admin revoked the enrollment). Without a stored callsign
+ * or approval code, `onMissing` takes over.
  */
 export function EnrollmentPage({
   onAccepted,
@@ -32,7 +33,7 @@ export function EnrollmentPage({
   }));
   const missing = stored.callsign === null || stored.approveCode === null;
   const acceptance = useQuery({ ...acceptanceQueryOptions(), enabled: !missing });
-  const accepted = acceptance.data === true;
+  const accepted = acceptance.data === 'accepted';
 
   useEffect(() => {
     if (missing) onMissing();
@@ -43,6 +44,16 @@ export function EnrollmentPage({
   }, [accepted, onAccepted]);
 
   if (stored.callsign === null || stored.approveCode === null) return null;
+  if (acceptance.data === 'revoked') {
+    return (
+      <div className="mx-auto w-full max-w-md px-4 py-6">
+        <h1 className="text-2xl font-bold">{t('enrollment.title')}</h1>
+        <p role="alert" className="mt-3 text-stone-700">
+          {t('enrollment.revoked')}
+        </p>
+      </div>
+    );
+  }
   const link = approvalLink(stored.callsign, stored.approveCode);
 
   return (

@@ -1,0 +1,239 @@
+import type { FastifyInstance, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
+import { ForbiddenError } from '../../errors.js';
+import { actorOf, type Actor } from './actor.js';
+import {
+  isAdmin,
+  resolveIdentity,
+  resolveValidUser,
+  type Identity,
+  type MemberLookup,
+  type MemberRecord,
+  type TokenPolicy,
+} from './identity.js';
+import type { TokenClaims, TokenService } from './token-service.js';
+
+/**
+ * Who may call a route (product.md §2, §4), declared on the route itself as `config.access`:
+ *
+ * - `open`: anyone, on both faces; the mTLS face does not ask for a key either (healthcheck).
+ * - `none`: anyone; on the mTLS face the gate still wants a valid key (product.md §1).
+ * - `first-admin`: a bearer JWT of scope first-admin.
+ * - `any`: any identity: a key on the mTLS face, or a bearer JWT of any scope on the public one.
+ * - `member`: a valid user (an active member), by key or by bearer JWT.
+ * - `admin-check`: a valid user with the admin role, by key or by bearer JWT. Only for the sign-in
+ *   check `check-auth/validuser/admin`: it answers who the caller is and grants nothing.
+ * - `admin`: an admin by their key on the mTLS face (or the key a trusted proxy forwards). A
+ *   bearer JWT of any scope is refused: a stolen browser token never carries admin power.
+ *
+ * Every `/api` route must declare one and a 200 response schema, or the portal does not start.
+ */
+export const ACCESS_LEVELS = [
+  'open',
+  'none',
+  'first-admin',
+  'any',
+  'member',
+  'admin-check',
+  'admin',
+] as const;
+export type Access = (typeof ACCESS_LEVELS)[number];
+
+/** A caller who is a valid user: how they proved it, their record, and who acts in the audit. */
+export interface MemberCaller {
+  identity: Identity;
+  member: MemberRecord;
+  actor: Actor;
+}
+
+/** What the access check establishes about the caller, per access level. */
+export interface CallerByAccess {
+  open: object;
+  none: object;
+  'first-admin': { session: TokenClaims };
+  any: { identity: Identity };
+  member: MemberCaller;
+  'admin-check': MemberCaller;
+  admin: MemberCaller;
+}
+
+export type Caller = { [A in Access]: { access: A } & CallerByAccess[A] }[Access];
+
+/** A registered `/api` route as it declared itself: the source of the access table and tests. */
+export interface ApiRoute {
+  method: HTTPMethods;
+  url: string;
+  access: Access;
+  /** Answers with a freshly minted certificate (http/cross-site.ts). */
+  mints: boolean;
+  /** Spends the caller's failure budget (http/failure-budget.ts). */
+  failureBudget: boolean;
+  schema: FastifySchema;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    /** Set by the access check before the handler of a route that declares its access. */
+    caller: Caller | null;
+  }
+  interface FastifyInstance {
+    /** Every `/api` route registered so far, with its declaration. */
+    apiRoutes: readonly ApiRoute[];
+  }
+}
+
+/**
+ * Resolves the caller of a request against the access its route declares, throwing
+ * the 403 of product.md §4 when they fall short. The one place identities become callers.
+ */
+export class Authenticator {
+  constructor(
+    private readonly tokens: TokenService,
+    private readonly members: MemberLookup,
+    private readonly policy?: TokenPolicy,
+  ) {}
+
+  async callerFor(request: FastifyRequest, access: Access): Promise<Caller> {
+    switch (access) {
+      case 'open':
+      case 'none':
+        return { access };
+      case 'first-admin': {
+        const identity = await this.identity(request);
+        if (identity.type !== 'jwt' || identity.payload.scope !== 'first-admin') {
+          throw new ForbiddenError('A first-admin session is required');
+        }
+        return { access, session: identity.payload };
+      }
+      case 'any':
+        return { access, identity: await this.identity(request) };
+      case 'member':
+        return { access, ...(await this.validUser(request, await this.identity(request))) };
+      case 'admin-check':
+        return {
+          access,
+          ...this.asAdmin(await this.validUser(request, await this.identity(request))),
+        };
+      case 'admin': {
+        const identity = await this.identity(request);
+        if (identity.type !== 'mtls') {
+          throw new ForbiddenError('Admin calls need your key on the mTLS face');
+        }
+        return { access, ...this.asAdmin(await this.validUser(request, identity)) };
+      }
+    }
+  }
+
+  private async identity(request: FastifyRequest): Promise<Identity> {
+    const identity = await resolveIdentity(request, this.tokens, this.policy);
+    if (identity === undefined) throw new ForbiddenError('Not authenticated');
+    return identity;
+  }
+
+  private async validUser(request: FastifyRequest, identity: Identity): Promise<MemberCaller> {
+    const user = await resolveValidUser(identity, this.members);
+    if (user === undefined) throw new ForbiddenError('Not a valid user');
+    return { ...user, actor: actorOf(user, request.ip) };
+  }
+
+  private asAdmin(caller: MemberCaller): MemberCaller {
+    if (!isAdmin(caller)) throw new ForbiddenError('Not an admin');
+    return caller;
+  }
+}
+
+function isApiPath(url: string): boolean {
+  return url === '/api' || url.startsWith('/api/');
+}
+
+function isAccess(value: unknown): value is Access {
+  return ACCESS_LEVELS.some((level) => level === value);
+}
+
+function hasSuccessSchema(schema: FastifySchema | undefined): boolean {
+  const response = schema?.response;
+  return (
+    typeof response === 'object' && response !== null && ('200' in response || '2xx' in response)
+  );
+}
+
+/**
+ * The access rules of every route, in one place: refuses to register an `/api` route without an
+ * access declaration or a 200 response schema (the app does not get ready, naming it), and
+ * checks each request against its route's declaration before the handler, putting the caller on
+ * the request. Handlers read it with callerOf.
+ */
+export function registerAccessControl(app: FastifyInstance, authenticator: Authenticator): void {
+  const routes: ApiRoute[] = [];
+  app.decorate('apiRoutes', routes);
+  app.decorateRequest('caller', null);
+
+  // Problems are collected as routes register (also inside plugins, where a throw would escape
+  // the loader) and stop the app when it gets ready, before it listens.
+  const problems: string[] = [];
+  app.addHook('onRoute', (route) => {
+    if (!isApiPath(route.url)) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const name = `${methods.join(',')} ${route.url}`;
+    const access: unknown = route.config?.access;
+    if (!isAccess(access)) {
+      problems.push(
+        `${name}: every /api route declares its access (config.access: ${ACCESS_LEVELS.join(' | ')})`,
+      );
+      return;
+    }
+    if (!hasSuccessSchema(route.schema)) {
+      problems.push(`${name}: every /api route declares its 200 response schema`);
+      return;
+    }
+    if (
+      access === 'admin-check' &&
+      methods.some((method) => method !== 'GET' && method !== 'HEAD')
+    ) {
+      problems.push(`${name}: admin-check is for the sign-in check (GET) only; use admin`);
+      return;
+    }
+    for (const method of methods) {
+      // Fastify adds a HEAD route beside each GET; the table lists the GET.
+      if (method === 'HEAD') continue;
+      routes.push({
+        method,
+        url: route.url,
+        access,
+        mints: route.config?.mints === true,
+        failureBudget: route.config?.failureBudget !== undefined,
+        schema: route.schema ?? {},
+      });
+    }
+  });
+  app.addHook('onReady', (done) => {
+    done(
+      problems.length === 0
+        ? undefined
+        : new Error(`The portal cannot start:\n  ${problems.join('\n  ')}`),
+    );
+  });
+
+  app.addHook('preHandler', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (access === undefined) return;
+    request.caller = await authenticator.callerFor(request, access);
+  });
+}
+
+/**
+ * The caller of a route whose access is `access`, as the access check found them. Throws (a
+ * fault, 500) when the route declares another access than its handler expects.
+ */
+export function callerOf<A extends Access>(request: FastifyRequest, access: A): CallerByAccess[A] {
+  const caller = request.caller;
+  if (caller?.access !== access) {
+    throw new Error(
+      `${request.method} ${request.routeOptions.url ?? ''}: the handler expects access ${access}, ` +
+        `the route declares ${String(request.routeOptions.config.access)}`,
+    );
+  }
+  return caller as CallerByAccess[A];
+}

@@ -1,0 +1,297 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  addAdminResponseSchema,
+  apiPaths,
+  enrollResponseSchema,
+  errorResponseSchema,
+  exchangeCodeResponseSchema,
+  type TokenScope,
+} from '@callsign/contract';
+import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
+import type { Access, ApiRoute } from '../src/modules/auth/access.js';
+import { createAdminCode } from '../src/modules/firstuser/admin-code.js';
+import { insertInviteCode } from '../src/modules/invites/repository.js';
+import { revokeMember } from '../src/modules/people/revocation.js';
+import type { ApiRequestOptions, ApiResponse, Face } from './support/api-client.js';
+import { pathOf, registeredApiRoutes } from './support/api-routes.js';
+import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
+
+/**
+ * Who may call what (product.md §2, §4; issue 13): every registered /api route, called by every
+ * kind of caller on both faces, over real HTTPS. The expectation below is written from the
+ * rules, per access level; the routes come from the portal itself, so a new route is in the
+ * matrix without being listed here. A call counts as let through when the answer is anything
+ * but an access refusal (a 404 for an unknown callsign is let through: the rules allowed it).
+ */
+
+const routes = await registeredApiRoutes();
+
+/** The details of the 403s that refuse access (the mTLS gate's and the access check's). */
+const ACCESS_REFUSALS = new Set([
+  'A valid client certificate from this portal is required',
+  'Not authenticated',
+  'Not a valid user',
+  'Not an admin',
+  'Admin calls need your key on the mTLS face',
+  'A first-admin session is required',
+]);
+
+type MemberState = 'active' | 'pending' | 'revoked';
+
+/** A kind of caller: what they present, and what the portal knows about whom it names. */
+interface Who {
+  name: string;
+  callsign?: string;
+  state?: MemberState;
+  admin?: boolean;
+  jwt?: { scope: TokenScope; token: string };
+  key?: MemberKey;
+}
+
+/** What the rules say, written without looking at the implementation. */
+function allowed(access: Access, who: Who, face: Face): boolean {
+  if (access === 'open') return true;
+  // The mTLS face admits only a valid key; the public face never asks for one.
+  if (face === 'mtls' && (who.key === undefined || who.state === 'revoked')) return false;
+  const identity = face === 'mtls' ? 'key' : who.jwt === undefined ? undefined : 'jwt';
+  const valid = identity !== undefined && who.state === 'active';
+  switch (access) {
+    case 'none':
+      return true;
+    case 'first-admin':
+      return identity === 'jwt' && who.jwt?.scope === 'first-admin';
+    case 'any':
+      return identity !== undefined;
+    case 'member':
+      return valid;
+    case 'admin-check':
+      return valid && who.admin === true;
+    case 'admin':
+      // Admin power needs the key: a bearer token of any scope, an admin's included, gets 403.
+      return identity === 'key' && valid && who.admin === true;
+  }
+}
+
+/** Harmless values for every field and parameter: calls let through change (almost) nothing. */
+const SAMPLES: Record<string, string> = {
+  callsign: 'Matrix1',
+  invite_code: 'ZZZZ9999',
+  invitecode: 'ZZZZ9999',
+  code: 'ZZZZ99999999',
+  temp_admin_code: 'ZZZZ99999999',
+  approvecode: 'WRONG234',
+  lock_reason: 'matrix',
+  format: 'legacy',
+};
+
+function sampleFor(schema: unknown): Record<string, string> {
+  if (!(schema instanceof z.ZodObject)) return {};
+  return Object.fromEntries(Object.keys(schema.shape).map((name) => [name, SAMPLES[name] ?? '']));
+}
+
+/** The request a caller makes to a route: their own callsign in the path (their key download). */
+function requestFor(route: ApiRoute, who: Who): [string, unknown] {
+  const query = new URLSearchParams(sampleFor(route.schema.querystring)).toString();
+  const parameter = route.url.includes(':callsign') ? (who.callsign ?? 'Matrix1') : 'ZZZZ9999';
+  const path = `${pathOf(route, parameter)}${query === '' ? '' : `?${query}`}`;
+  const body = route.schema.body === undefined ? undefined : sampleFor(route.schema.body);
+  return [path, body];
+}
+
+function isAccessRefusal(response: ApiResponse): boolean {
+  if (response.status !== 403) return false;
+  const { detail } = errorResponseSchema.parse(response.json());
+  return typeof detail === 'string' && ACCESS_REFUSALS.has(detail);
+}
+
+describe.each(testEngines())('the access matrix on $name', (engine) => {
+  let scratch: ScratchDatabase;
+  let portal: TestPortal;
+  const callers: Who[] = [];
+
+  beforeAll(async () => {
+    scratch = await engine.createScratchDatabase();
+    portal = await startTestPortal({
+      env: {
+        DATABASE_URL: scratch.options.databaseUrl ?? '',
+        PORTAL_RATE_LIMIT_FAILURES: '100000',
+      },
+    });
+    const api = (face: Face, method: string, path: string, options: ApiRequestOptions) =>
+      portal.api(face, method, path, options);
+    const db = portal.portal.database.db;
+    const issue = async (scope: TokenScope, subject?: string) =>
+      (
+        await portal.portal.tokens.issue({
+          scope,
+          ttlMs: 3_600_000,
+          ...(subject ? { subject } : {}),
+        })
+      ).jwt;
+
+    // The first admin as the web app makes one: admin code, add-admin, the member token.
+    const { code } = await createAdminCode(db, { ttlMs: 60_000, actor: 'test' });
+    const exchange = async (value: string) =>
+      exchangeCodeResponseSchema.parse(
+        (await api('public', 'POST', apiPaths.exchangeCode, { json: { code: value } })).json(),
+      ).jwt;
+    const firstAdmin = await exchange(code);
+    const added = await api('public', 'POST', apiPaths.addAdmin, {
+      json: { callsign: 'Matrix1' },
+      bearer: firstAdmin,
+    });
+    const adminToken = await exchange(addAdminResponseSchema.parse(added.json()).jwt_exchange_code);
+    const adminKey = await portal.issueKey('Matrix1');
+
+    // Enrollees: one left waiting, one accepted and then promoted by the admin with their key.
+    await insertInviteCode(db, { code: 'MATRIX22', createdAt: Date.now(), ownerCallsign: null });
+    const enroll = async (callsign: string) =>
+      enrollResponseSchema.parse(
+        (
+          await api('public', 'POST', apiPaths.enroll, {
+            json: { callsign, invite_code: 'MATRIX22' },
+          })
+        ).json(),
+      );
+    const pending = await enroll('Waiting1');
+    const promoted = await enroll('Promoted1');
+    const asAdmin = (path: string, json: unknown) =>
+      api('mtls', 'POST', path, { key: adminKey, json });
+    expect(
+      (await asAdmin(apiPaths.accept, { callsign: 'Promoted1', approvecode: promoted.approvecode }))
+        .status,
+    ).toBe(200);
+    expect((await asAdmin(apiPaths.promote, { callsign: 'Promoted1' })).status).toBe(200);
+
+    const memberKey = await portal.addMember('Member1');
+    const revokedKey = await portal.addMember('Fallen1', { roles: ['admin'] });
+    await revokeMember(db, portal.portal.certificates, {
+      callsign: 'Fallen1',
+      actor: 'test',
+      clientAddress: null,
+    });
+
+    callers.push(
+      { name: 'no identity' },
+      {
+        name: 'a pending enrollee’s token',
+        callsign: 'Waiting1',
+        state: 'pending',
+        jwt: { scope: 'enrollment', token: pending.jwt },
+      },
+      {
+        name: 'a member’s token',
+        callsign: 'Member1',
+        state: 'active',
+        jwt: { scope: 'member', token: await issue('member', 'Member1') },
+      },
+      {
+        name: 'a promoted admin’s enrollment token',
+        callsign: 'Promoted1',
+        state: 'active',
+        admin: true,
+        jwt: { scope: 'enrollment', token: promoted.jwt },
+      },
+      {
+        name: 'the first admin’s member token (from add-admin)',
+        callsign: 'Matrix1',
+        state: 'active',
+        admin: true,
+        jwt: { scope: 'member', token: adminToken },
+      },
+      {
+        name: 'a first-admin session',
+        jwt: { scope: 'first-admin', token: await issue('first-admin') },
+      },
+      { name: 'a member’s key', callsign: 'Member1', state: 'active', key: memberKey },
+      { name: 'an admin’s key', callsign: 'Matrix1', state: 'active', admin: true, key: adminKey },
+      {
+        name: 'a revoked admin’s key',
+        callsign: 'Fallen1',
+        state: 'revoked',
+        admin: true,
+        key: revokedKey,
+      },
+    );
+  });
+
+  afterAll(async () => {
+    await portal.destroy();
+    await scratch.drop();
+  });
+
+  it('declares every admin call of product.md §4 admin: the key on the mTLS face only', () => {
+    const adminCalls = [
+      `GET ${apiPaths.peopleList}`,
+      'DELETE /api/v1/people/:callsign',
+      `POST ${apiPaths.promote}`,
+      `POST ${apiPaths.demote}`,
+      `GET ${apiPaths.pools}`,
+      `POST ${apiPaths.createInvite}`,
+      `PUT ${apiPaths.deactivateInvite}`,
+      `PUT ${apiPaths.activateInvite}`,
+      'DELETE /api/v1/enrollment/invitecode/:code',
+      `GET ${apiPaths.enrollmentList}`,
+      `POST ${apiPaths.accept}`,
+      `POST ${apiPaths.lock}`,
+      `GET ${apiPaths.idmConsole}`,
+    ];
+    const declared = new Map(routes.map((route) => [`${route.method} ${route.url}`, route.access]));
+    for (const call of adminCalls) expect(declared.get(call), call).toBe('admin');
+  });
+
+  it('lets bearer tokens call only what the spec gives them, and nothing else', () => {
+    // A new call that answers a JWT must be added here on purpose (product.md §2).
+    const tokenCalls = routes
+      .filter((route) => ['first-admin', 'any', 'member', 'admin-check'].includes(route.access))
+      .map((route) => `${route.method} ${route.url}`)
+      .sort();
+    expect(tokenCalls).toEqual(
+      [
+        `GET ${apiPaths.checkAuthAny}`,
+        `GET ${apiPaths.checkAuthValidUser}`,
+        `GET ${apiPaths.checkAuthAdmin}`,
+        `GET ${apiPaths.acceptance}`,
+        `POST ${apiPaths.addAdmin}`,
+        'GET /api/v1/enduserpfx/:callsign',
+        `GET ${apiPaths.instructions}`,
+      ].sort(),
+    );
+  });
+
+  it('covers every registered call, the ones a hand-kept list once missed included', () => {
+    const calls = routes.map((route) => `${route.method} ${route.url}`);
+    expect(calls).toContain(`GET ${apiPaths.instructions}`);
+    expect(calls).toContain(`GET ${apiPaths.idmConsole}`);
+    expect(calls.length).toBeGreaterThanOrEqual(26);
+  });
+
+  it.each(routes.map((route) => [route.method, route.url, route] as const))(
+    '%s %s answers exactly the callers its access allows, on both faces',
+    async (method, _url, route) => {
+      const wrong: string[] = [];
+      for (const face of ['public', 'mtls'] as const) {
+        for (const who of callers) {
+          const [path, json] = requestFor(route, who);
+          const response = await portal.api(face, method, path, {
+            ...(who.jwt === undefined ? {} : { bearer: who.jwt.token }),
+            ...(who.key === undefined ? {} : { key: who.key }),
+            ...(json === undefined ? {} : { json }),
+          });
+          expect(response.status, `${face} ${who.name}: ${response.text}`).toBeLessThan(500);
+          const expected = allowed(route.access, who, face);
+          if (isAccessRefusal(response) === expected) {
+            wrong.push(
+              `${face}, ${who.name}: expected ${expected ? 'through' : 'refused'}, got ` +
+                `${response.status} ${response.text.slice(0, 120)}`,
+            );
+          } else if (!expected) {
+            expect(response.status).toBe(403);
+          }
+        }
+      }
+      expect(wrong, `access ${route.access}`).toEqual([]);
+    },
+  );
+});
