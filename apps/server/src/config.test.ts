@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       tlsCertFile: undefined,
       certificateValidityDays: 365,
       keyAlgorithm: 'rsa-2048',
+      keysPerHour: 10,
       bodyLimitBytes: 65536,
       rateLimitFailuresPerMinute: 10,
     });
@@ -76,6 +77,7 @@ describe('loadConfig', () => {
     ['PORTAL_TRUSTED_PROXIES', '10.0.0.5,not-an-ip'],
     ['PORTAL_KEY_ALGORITHM', 'rsa-1024'],
     ['PORTAL_CERT_VALIDITY_DAYS', '0'],
+    ['PORTAL_KEYS_PER_HOUR', '0'],
     ['PORTAL_DEPLOYMENT', 'has spaces'],
     ['PORTAL_IDM_CONSOLE_URL', 'ftp://idm'],
     ['PORTAL_TAK_TRUSTSTORE_PASSWORD', ''],
