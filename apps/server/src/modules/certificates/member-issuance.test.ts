@@ -16,6 +16,7 @@ import { CertificateService } from './service.js';
 
 const T = 1_767_225_600_000;
 const MINUTE = 60_000;
+const PAUSE_MS = 200;
 
 /**
  * The CA with its member-issuing seam watched: how many key generations are inside at once, and,
@@ -74,7 +75,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
 
   function service(
     ca: CertificateAuthority,
-    options: { slots?: number; handle?: typeof database.handle } = {},
+    options: { slots?: number; handle?: typeof database.handle; refusalPauseMs?: number } = {},
   ) {
     const handle = options.handle ?? database.handle;
     return new CertificateService(
@@ -85,8 +86,19 @@ describeWithMigratedDatabase('member issuance', (database) => {
         members: new Membership(handle.db),
         now,
         mintingSlots: new MintingSlots(options.slots ?? 2),
+        refusalPauseMs: options.refusalPauseMs ?? 0,
       },
     );
+  }
+
+  /** A second handle on the same database: another instance of the portal, as far as it knows. */
+  async function withOtherInstance(work: (other: typeof database.handle) => Promise<void>) {
+    const other = database.scratch.open();
+    try {
+      await work(other);
+    } finally {
+      await other.close();
+    }
   }
 
   async function member(callsign: string, status: 'active' | 'pending' = 'active') {
@@ -224,7 +236,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
   it('the 11th key of a rolling hour is 429 with Retry-After; nothing is minted or written', async () => {
     await member('Hasty1');
     const watched = watchedCa(realCa);
-    const certificates = service(watched.ca);
+    const certificates = service(watched.ca, { refusalPauseMs: PAUSE_MS });
     // Ten keys, one a minute, keys and TAK packages alike.
     for (let n = 0; n < 10; n++) {
       clock = T + n * MINUTE;
@@ -233,8 +245,11 @@ describeWithMigratedDatabase('member issuance', (database) => {
     expect(watched.state.calls).toBe(10);
 
     clock = T + 30 * MINUTE;
+    const asked = performance.now();
     const refused = await certificates.issueForMember(generated('hasty1')).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(TooManyRequestsError);
+    // Answered only after the pause: a client retrying in a loop asks at that pace.
+    expect(performance.now() - asked).toBeGreaterThanOrEqual(PAUSE_MS - 1);
     // The first of the ten leaves the window at T + 60 min: 30 minutes from now.
     expect((refused as TooManyRequestsError).headers['retry-after']).toBe(String(30 * 60));
     expect(watched.state.calls).toBe(10);
@@ -253,8 +268,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
   it('counts the hour in the database: two instances share one member’s limit', async () => {
     clock = T;
     await member('Twice1');
-    const other = database.scratch.open();
-    try {
+    await withOtherInstance(async (other) => {
       const first = service(realCa);
       const second = service(realCa, { handle: other });
       for (let n = 0; n < 5; n++) {
@@ -266,16 +280,13 @@ describeWithMigratedDatabase('member issuance', (database) => {
         TooManyRequestsError,
       );
       expect(await certificatesOf('Twice1')).toBe(10);
-    } finally {
-      await other.close();
-    }
+    });
   });
 
   it('two instances racing for the last key of the hour record only one of them', async () => {
     clock = T;
     await member('Racer9');
-    const other = database.scratch.open();
-    try {
+    await withOtherInstance(async (other) => {
       const first = watchedCa(realCa);
       const second = watchedCa(realCa);
       const here = service(first.ca);
@@ -305,9 +316,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
         expect(refused?.reason).toBeInstanceOf(TooManyRequestsError);
       }
       expect(await certificatesOf('Racer9')).toBe(10);
-    } finally {
-      await other.close();
-    }
+    });
   });
 
   it('one mint in flight per member: a second request meanwhile is 429 (Retry-After: 1), others go on', async () => {
@@ -350,7 +359,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
       db(),
       watched.ca,
       { validityDays: 30, keyAlgorithm: 'ecdsa-p256' },
-      { members: new Membership(db()), now, mintingSlots: slots },
+      { members: new Membership(db()), now, mintingSlots: slots, refusalPauseMs: 0 },
     );
     const all = callsigns.map((callsign) => certificates.issueForMember(generated(callsign)));
 

@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely, Transaction } from 'kysely';
 import type {
   CertificateAuthority,
@@ -15,7 +16,7 @@ import type { Executor } from '../../db/transaction.js';
 import { BadRequestError, TooManyRequestsError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/repository.js';
 import type { Actor } from '../auth/actor.js';
-import { MintsInFlight, type MintingSlots } from './minting-limits.js';
+import { HourlyRefusals, MintsInFlight, type MintingSlots } from './minting-limits.js';
 import { recentIssuanceTimes, recordIssuedCertificate } from './repository.js';
 
 /** What a member's certificate is for; `server` certificates are issued elsewhere. */
@@ -77,6 +78,11 @@ export interface IssuanceLimits {
   keysPerHour: number;
   /** Key generations at once in this process; keystore packing shares the same slots. */
   slots: MintingSlots;
+  /**
+   * How long a refused request (429) is held before it is answered: a client that retries in
+   * a loop then asks about once a second, not thousands of times (bench/RESULTS.md, Isolation).
+   */
+  refusalPauseMs: number;
 }
 
 const HOUR_MS = 3_600_000;
@@ -90,6 +96,7 @@ const HOUR_MS = 3_600_000;
  */
 export class MemberIssuer {
   private readonly inFlight = new MintsInFlight();
+  private readonly refusals = new HourlyRefusals();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -101,11 +108,23 @@ export class MemberIssuer {
   ) {}
 
   async issue(request: MemberIssueRequest): Promise<MemberCertificate | MemberKeyPair> {
+    try {
+      return await this.issueNow(request);
+    } catch (error) {
+      // Held without a claim on the member or a slot: the pause costs a timer and a socket.
+      if (error instanceof TooManyRequestsError) await sleep(this.limits.refusalPauseMs);
+      throw error;
+    }
+  }
+
+  private async issueNow(request: MemberIssueRequest): Promise<MemberCertificate | MemberKeyPair> {
     // A device's key that this CA would not sign is bad input: 400 before anything else.
     if ('publicKey' in request.key) checkDeviceKey(request.key.publicKey);
-    const callsign = await this.members.activeCallsign(request.callsign);
-    const release = this.inFlight.claim(callsign);
+    // The refusals that need no database come first: a member retrying in a loop costs little.
+    const release = this.inFlight.claim(request.callsign);
     try {
+      this.refusals.check(request.callsign, this.now().getTime());
+      const callsign = await this.members.activeCallsign(request.callsign);
       await this.checkHourlyLimit(this.db, callsign);
       const key = request.key;
       const minted = await this.limits.slots.run(() => this.mint(callsign, key));
@@ -156,7 +175,7 @@ export class MemberIssuer {
     const times = await recentIssuanceTimes(executor, callsign, now - HOUR_MS, keysPerHour);
     const oldestCounted = times[keysPerHour - 1];
     if (oldestCounted !== undefined) {
-      throw new TooManyRequestsError((oldestCounted + HOUR_MS - now) / 1000);
+      throw this.refusals.refuse(callsign, oldestCounted + HOUR_MS, now);
     }
   }
 }

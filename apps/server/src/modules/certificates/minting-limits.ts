@@ -51,8 +51,8 @@ export class MintingSlots {
 
 /**
  * At most one mint in flight per member in this process. A second request while one is minting
- * is answered 429 with `Retry-After: 1` rather than queued: each request would mint a new key, so
- * a queue would only let one member hold many requests open and spend their hourly budget on keys
+ * is refused (429, `Retry-After: 1`) rather than queued: each request would mint a new key, so a
+ * queue would only let one member hold many requests open and spend their hourly budget on keys
  * no client asked for at once, and joining the first request would hand one private key out twice.
  */
 export class MintsInFlight {
@@ -66,5 +66,32 @@ export class MintsInFlight {
     return () => {
       this.members.delete(key);
     };
+  }
+}
+
+/**
+ * Members known to be past their hourly limit, and until when. Issued certificates only ever
+ * accumulate, so a refusal holds until the oldest counted one leaves the hour whatever any
+ * instance does meanwhile: repeated requests are refused again without asking the database.
+ */
+export class HourlyRefusals {
+  private readonly until = new Map<string, number>();
+
+  /** 429 (with the seconds left) when `callsign` is known to be refused at `now`. */
+  check(callsign: string, now: number): void {
+    const key = callsign.toLowerCase();
+    const until = this.until.get(key);
+    if (until === undefined) return;
+    if (until > now) throw new TooManyRequestsError((until - now) / 1000);
+    this.until.delete(key);
+  }
+
+  /** Remembers a refusal found in the database; returns its 429. */
+  refuse(callsign: string, until: number, now: number): TooManyRequestsError {
+    this.until.set(callsign.toLowerCase(), until);
+    if (this.until.size > 1024) {
+      for (const [key, at] of this.until) if (at <= now) this.until.delete(key);
+    }
+    return new TooManyRequestsError((until - now) / 1000);
   }
 }

@@ -50,6 +50,8 @@ export interface CertificateServiceOptions {
   keysPerHour?: number;
   /** The slots of key generation and packing (default: `defaultConcurrentMints()` of them). */
   mintingSlots?: MintingSlots;
+  /** How long a refused mint (429) is held before it is answered (default 1 s). */
+  refusalPauseMs?: number;
   now?: () => Date;
 }
 
@@ -77,7 +79,11 @@ export class CertificateService {
       ca,
       options.members,
       policy.validityDays,
-      { keysPerHour: options.keysPerHour ?? 10, slots: this.mintingSlots },
+      {
+        keysPerHour: options.keysPerHour ?? 10,
+        slots: this.mintingSlots,
+        refusalPauseMs: options.refusalPauseMs ?? 1000,
+      },
       this.now,
     );
   }
