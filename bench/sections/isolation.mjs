@@ -3,6 +3,7 @@
 // `people/list`, each measured by one client, idle and while the hammer runs, in alternating
 // phases so that the machine's load falls on both alike.
 import https from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { fmt, loadAverage, percentile, startChild, table } from '../lib/common.mjs';
 import { namedTargets, requestOnce, sequentialClient } from '../lib/client.mjs';
@@ -89,12 +90,15 @@ async function startHammer(server, keys, pathOf) {
 }
 
 /**
- * Both probes at once, each one client on a keep-alive connection, for `ms`.
+ * Both probes at once, each one client on a keep-alive connection, until `done` settles.
  * @param {{ name: string, server: Server, target: import('../lib/client.mjs').Target }[]} probes
- * @param {number} ms
+ * @param {Promise<unknown>} done
  */
-async function probe(probes, ms) {
-  const deadline = performance.now() + ms;
+async function probe(probes, done) {
+  let finished = false;
+  void done.finally(() => {
+    finished = true;
+  });
   return Promise.all(
     probes.map(async ({ server, target }) => {
       const client = sequentialClient(server, target);
@@ -102,7 +106,7 @@ async function probe(probes, ms) {
       const latencies = [];
       let failures = 0;
       try {
-        while (performance.now() < deadline) {
+        while (!finished) {
           const answer = await client.get();
           if (answer.status === 200) latencies.push(answer.ms);
           else failures++;
@@ -139,7 +143,7 @@ export async function isolationSection({ quick, workDir, log }) {
   const engines = ['sqlite'];
   if (process.env.PORTAL_TEST_POSTGRES_URL) engines.push('postgres');
   markdown.push(
-    `${members} active members. Probes, each one client on a keep-alive TLS connection, both at once: \`GET check-auth/validuser\` (mTLS, another member's key) and \`GET people/list\` (mTLS, the admin's key). ${rounds} round(s) of an idle phase then a hammered phase, ${phaseMs / 1000} s each; p50/p99 over all samples of a phase kind, in ms. The hammer: bursts of ${PARALLEL} requests at once (mTLS, each member with their own key), the next burst as soon as the last one has answered, on connections opened just before its phase; \`GET enduserpfx\` of the member's own key, or for comparison the cheapest call of all, \`check-auth/validuser\`.`,
+    `${members} active members. Probes, each one client on a keep-alive TLS connection, both at once: \`GET check-auth/validuser\` (mTLS, another member's key) and \`GET people/list\` (mTLS, the admin's key). ${rounds} round(s) of an idle phase of ${phaseMs / 1000} s, then a hammered phase that lasts ${phaseMs / 1000} s and then until the hammer's last burst has answered; p50/p99 over all samples of a phase kind, in ms. The hammer: bursts of ${PARALLEL} requests at once (mTLS, each member with their own key), the next burst as soon as the last one has answered, on connections opened just before its phase; \`GET enduserpfx\` of the member's own key, or for comparison the cheapest call of all, \`check-auth/validuser\`.`,
     '',
   );
   if (!process.env.PORTAL_TEST_POSTGRES_URL) {
@@ -224,7 +228,7 @@ export async function isolationSection({ quick, workDir, log }) {
         for (const scenario of scenarios) {
           if (scenario.keys.length === 0) continue;
           // Warm-up: JIT and the probes' first connections.
-          await probe(probes, 500);
+          await probe(probes, sleep(500));
           /** @type {number[][]} */
           const idle = probes.map(() => []);
           /** @type {number[][]} */
@@ -234,11 +238,14 @@ export async function isolationSection({ quick, workDir, log }) {
           let hammerSeconds = 0;
           let probeFailures = 0;
           for (let round = 0; round < rounds; round++) {
-            const quiet = await probe(probes, phaseMs);
+            const quiet = await probe(probes, sleep(phaseMs));
             quiet.forEach((r, i) => idle[i]?.push(...r.latencies));
             const load = await startHammer(info, scenario.keys, scenario.pathOf);
-            const busy = await probe(probes, phaseMs);
-            const done = await load.stop();
+            // Measured until the hammer's last burst has answered, not just for phaseMs: the
+            // end of a burst (its certificates signed and packed together) is part of it.
+            const stopped = sleep(phaseMs).then(() => load.stop());
+            const busy = await probe(probes, stopped);
+            const done = await stopped;
             busy.forEach((r, i) => hammered[i]?.push(...r.latencies));
             probeFailures += [...quiet, ...busy].reduce((sum, r) => sum + r.failures, 0);
             for (const [status, count] of Object.entries(done.statuses)) {
