@@ -6,6 +6,7 @@ import { migrateToLatest } from './db/migrate.js';
 import type { MemberLookup } from './modules/auth/identity.js';
 import { TokenService } from './modules/auth/token-service.js';
 import { CertificateService } from './modules/certificates/service.js';
+import { Membership } from './modules/people/membership.js';
 import { findMemberByCallsign } from './modules/people/repository.js';
 
 /** Everything a process of the portal works with: the service and the CLI open the same. */
@@ -47,11 +48,16 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
     await database.close();
     throw error;
   }
-  const certificates = new CertificateService(database.db, ca, {
-    validityDays: config.certificateValidityDays,
-    keyAlgorithm: config.keyAlgorithm,
-    crlValidityDays: config.crlValidityDays,
-  });
+  const certificates = new CertificateService(
+    database.db,
+    ca,
+    {
+      validityDays: config.certificateValidityDays,
+      keyAlgorithm: config.keyAlgorithm,
+      crlValidityDays: config.crlValidityDays,
+    },
+    { members: new Membership(database.db), keysPerHour: config.keysPerHour },
+  );
   const members: MemberLookup = async (callsign) => {
     const member = await findMemberByCallsign(database.db, callsign);
     return member && { callsign: member.callsign, status: member.status, roles: [...member.roles] };

@@ -126,8 +126,16 @@ describe('revoke', () => {
         roles: [],
         at: Date.now(),
       });
-      const a = await portal.certificates.issueMemberCertificate('Viper7');
-      const b = await portal.certificates.issueMemberCertificate('Viper7');
+      const issue = () =>
+        portal.certificates.issueForMember({
+          callsign: 'Viper7',
+          purpose: 'member',
+          key: { generate: portal.certificates.memberKeyAlgorithm },
+          actor: { callsign: 'test', clientAddress: null },
+          audit: { action: 'test.issue-key' },
+        });
+      const a = await issue();
+      const b = await issue();
       return [a.serial, b.serial];
     });
     const result = await cli(['revoke', 'viper7']);

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../config.js';
 import { openPortal, type Portal } from '../../context.js';
 import { findMemberByCallsign } from '../../modules/people/repository.js';
@@ -57,7 +57,7 @@ describe('the tak-check test member', () => {
   it('is revoked at once when its certificate cannot be issued', async () => {
     const failing = Object.create(portal) as Portal;
     failing.certificates = Object.create(portal.certificates) as Portal['certificates'];
-    failing.certificates.issueMemberCertificate = () => Promise.reject(new Error('CA offline'));
+    vi.spyOn(failing.certificates, 'issueForMember').mockRejectedValue(new Error('CA offline'));
     const at = new Date(T.getTime() + 1000);
     await expect(createTestMember(failing, at, TARGET)).rejects.toThrow('CA offline');
     expect((await findMemberByCallsign(portal.database.db, 'TakCheck20260124123001'))?.status).toBe(

@@ -53,8 +53,13 @@ export async function createTestMember(
     });
   });
   try {
-    // MERGE: switch to CertificateService.issueForMember, the one issuing entry point.
-    const issued = await portal.certificates.issueMemberCertificate(callsign, 'tak');
+    const issued = await portal.certificates.issueForMember({
+      callsign,
+      purpose: 'tak',
+      key: { generate: portal.config.keyAlgorithm },
+      actor: { callsign: 'cli', clientAddress: null },
+      audit: { action: 'tak-check.certificate' },
+    });
     return { callsign, issued };
   } catch (error) {
     await retireTestMember(portal, callsign);

@@ -1,12 +1,21 @@
 import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
-import { buildPkcs12 } from '../../ca/pkcs12.js';
-import type { KeyFormat } from '@callsign/contract';
+import { buildPkcs12, type Pkcs12Format } from '../../ca/pkcs12.js';
 import type { KeyAlgorithm } from '../../config.js';
-import type { CertificatePurpose, Database } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { Kysely } from 'kysely';
 import type { CertificateLookup } from '../../tls/client-certificate.js';
+import {
+  MemberIssuer,
+  type DeviceKey,
+  type GeneratedKey,
+  type MemberCertificate,
+  type MemberIssueRequest,
+  type MemberKeyPair,
+  type MemberRegistry,
+} from './member-issuance.js';
+import { defaultConcurrentMints, MintingSlots } from './minting-limits.js';
 import {
   findCertificateBySerial,
   listRevokedCertificates,
@@ -42,6 +51,18 @@ function sameStamp(a: RevocationStamp, b: RevocationStamp): boolean {
   return a.revokedCount === b.revokedCount && a.lastRevokedAt === b.lastRevokedAt;
 }
 
+export interface CertificateServiceOptions {
+  /** Who is an active member, and the membership lock (the people module's `Membership`). */
+  members: MemberRegistry;
+  /** New certificates per member in a rolling hour (`PORTAL_KEYS_PER_HOUR`; default 10). */
+  keysPerHour?: number;
+  /** The slots of key generation and packing (default: `defaultConcurrentMints()` of them). */
+  mintingSlots?: MintingSlots;
+  /** How long a refused mint (429) is held before it is answered (default 1 s). */
+  refusalPauseMs?: number;
+  now?: () => Date;
+}
+
 /**
  * Issues member certificates and keeps the record of every one (product.md §5), revokes them,
  * and keeps the published CRL in step with the record, whichever process revoked.
@@ -49,83 +70,84 @@ function sameStamp(a: RevocationStamp, b: RevocationStamp): boolean {
 export class CertificateService {
   private crl: { stamp: RevocationStamp; signedAt: number; value: Crl } | undefined;
   private crlInFlight: Promise<Crl> | undefined;
+  private readonly now: () => Date;
+  private readonly mintingSlots: MintingSlots;
+  private readonly memberIssuer: MemberIssuer;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly ca: CertificateAuthority,
     private readonly policy: CertificatePolicy,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+    options: CertificateServiceOptions,
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.mintingSlots = options.mintingSlots ?? new MintingSlots(defaultConcurrentMints());
+    this.memberIssuer = new MemberIssuer(
+      db,
+      ca,
+      options.members,
+      policy.validityDays,
+      {
+        keysPerHour: options.keysPerHour ?? 10,
+        slots: this.mintingSlots,
+        refusalPauseMs: options.refusalPauseMs ?? 1000,
+      },
+      this.now,
+    );
+  }
 
   get chainPem(): string {
     return this.ca.chainPem;
   }
 
-  /**
-   * Mints a fresh key pair and certificate for `callsign` without recording it: key generation is
-   * slow, so callers do it before their transaction and `record` it inside. The private key is
-   * returned to the caller to package and is never stored.
-   */
-  async mintMemberCertificate(callsign: string): Promise<IssuedCertificate> {
-    return this.ca.issueMemberCertificate({
-      callsign,
-      validityDays: this.policy.validityDays,
-      keyAlgorithm: this.policy.keyAlgorithm,
-    });
+  /** The configured algorithm of keys made here (`PORTAL_KEY_ALGORITHM`). */
+  get memberKeyAlgorithm(): KeyAlgorithm {
+    return this.policy.keyAlgorithm;
   }
 
   /**
-   * A fresh certificate for a member packed as their keystore (product.md §5): password and
-   * friendly name are the callsign as the member's record has it, the CA chain included. Not
-   * recorded: callers record it with `recordMemberIssuance` once they know it may be handed out.
+   * Issues a member a certificate, the one way to do so (member-issuance.ts): checks that they
+   * are active and within their limits, mints, and records and audits in one transaction under
+   * the membership lock. With `{ generate }` the key pair is made here and its private key comes
+   * back for the caller to pack (`packKeystore`) and forget; with `{ publicKey }` (a device's
+   * CSR) only the certificate does. 403 for a member who is not active, 429 past a limit, 400
+   * for a device key this CA does not sign.
    */
-  async mintMemberKeystore(
-    callsign: string,
-    format: KeyFormat,
-  ): Promise<{ issued: IssuedCertificate; pfx: Buffer }> {
-    const issued = await this.mintMemberCertificate(callsign);
-    const pfx = await buildPkcs12({
-      privateKeyPem: issued.privateKeyPem,
-      certificatePem: issued.certificatePem,
-      chainPem: issued.chainPem,
-      password: callsign,
-      friendlyName: callsign,
-      format,
-    });
-    return { issued, pfx };
+  issueForMember(request: MemberIssueRequest<GeneratedKey>): Promise<MemberKeyPair>;
+  issueForMember(request: MemberIssueRequest<DeviceKey>): Promise<MemberCertificate>;
+  issueForMember(request: MemberIssueRequest): Promise<MemberCertificate | MemberKeyPair> {
+    return this.memberIssuer.issue(request);
   }
 
-  /** Records an issued certificate, inside the caller's transaction when it passes one. */
-  async record(
-    executor: Executor,
-    issued: IssuedCertificate,
-    callsign: string,
-    purpose: CertificatePurpose,
-  ): Promise<void> {
-    await recordIssuedCertificate(executor, {
-      serial: issued.serial,
-      callsign,
-      purpose,
-      notBefore: issued.notBefore.getTime(),
-      notAfter: issued.notAfter.getTime(),
-      issuedAt: this.now().getTime(),
-    });
-  }
-
-  /** Mints and records a member certificate in one go (CLI, tests). */
-  async issueMemberCertificate(
-    callsign: string,
-    purpose: 'member' | 'tak' = 'member',
-  ): Promise<IssuedCertificate> {
-    const issued = await this.mintMemberCertificate(callsign);
-    await this.record(this.db, issued, callsign, purpose);
-    return issued;
+  /**
+   * A member's keystore (product.md §5): password and friendly name are the callsign as the
+   * record has it, the CA chain included. Packing shares the minting slots: with EC keys it is
+   * the larger part of the work.
+   */
+  packKeystore(keyPair: MemberKeyPair, format: Pkcs12Format): Promise<Buffer> {
+    return this.mintingSlots.run(() =>
+      buildPkcs12({
+        privateKeyPem: keyPair.privateKeyPem,
+        certificatePem: keyPair.certificatePem,
+        chainPem: keyPair.chainPem,
+        password: keyPair.callsign,
+        friendlyName: keyPair.callsign,
+        format,
+      }),
+    );
   }
 
   /** Issues and records a TLS server certificate (for this portal, a TAK server or a proxy). */
   async issueServerCertificate(dnsNames: string[]): Promise<IssuedCertificate> {
     const issued = await this.ca.issueServerCertificate({ dnsNames });
-    await this.record(this.db, issued, dnsNames[0] ?? '', 'server');
+    await recordIssuedCertificate(this.db, {
+      serial: issued.serial,
+      callsign: issued.commonName,
+      purpose: 'server',
+      notBefore: issued.notBefore.getTime(),
+      notAfter: issued.notAfter.getTime(),
+      issuedAt: this.now().getTime(),
+    });
     return issued;
   }
 
