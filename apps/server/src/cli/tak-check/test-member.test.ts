@@ -38,6 +38,7 @@ describe('the tak-check test member', () => {
       .selectFrom('audit_events')
       .select(['actor', 'action', 'outcome', 'detail'])
       .where('target', '=', member.callsign)
+      .orderBy('id')
       .execute();
     expect(audit).toEqual([
       {
@@ -45,6 +46,12 @@ describe('the tak-check test member', () => {
         action: 'tak-check.member',
         outcome: 'success',
         detail: JSON.stringify({ takHost: 'tak.example.org', takPort: 8089 }),
+      },
+      {
+        actor: 'cli',
+        action: 'tak-check.certificate',
+        outcome: 'success',
+        detail: JSON.stringify({ serial: member.issued.serial }),
       },
     ]);
     await expect(createTestMember(portal, T, TARGET)).rejects.toThrow('exists already');
