@@ -15,7 +15,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { apiPaths } from '@callsign/contract';
-import type { Portal } from './context.js';
+import type { Portal } from './portal.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { loggerOptions, registerRequestLogging } from './http/logger.js';
 import { registerCrossSiteGuard } from './http/cross-site.js';
@@ -23,7 +23,7 @@ import { DatabaseFailureBudget, registerFailureBudget } from './http/failure-bud
 import { registerMtlsGate } from './http/mtls-gate.js';
 import './http/request-context.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
-import { registerAdminConsoleRoutes } from './modules/admin-console/routes.js';
+import { registerIdmConsoleRoutes } from './modules/idm-console/routes.js';
 import { Authenticator, registerAccessControl } from './modules/auth/access.js';
 import { registerAuthRoutes } from './modules/auth/routes.js';
 import { registerCaRoutes } from './modules/certificates/routes.js';
@@ -37,7 +37,7 @@ import { registerKeysRoutes } from './modules/keys/routes.js';
 import { registerPeopleRoutes } from './modules/people/routes.js';
 import type { RouteContext } from './modules/route-context.js';
 import { builtinFaces, proxyFaces, type RequestFaces } from './tls/request-faces.js';
-import { registerStaticSite } from './web/static-site.js';
+import { registerStaticSite } from './http/static-site.js';
 
 /**
  * The web app sends `Content-Type: application/json` on every call (spec §7), also on calls
@@ -153,7 +153,7 @@ export async function buildApp(
   registerInvitesRoutes(app, context);
   registerKeysRoutes(app, context);
   registerInstructionsRoutes(app, context);
-  registerAdminConsoleRoutes(app, context);
+  registerIdmConsoleRoutes(app, context);
   app.get(
     apiPaths.openapi,
     {

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { callsignSchema } from '@callsign/contract';
 import { BackupError, createBackup, restoreBackup } from './cli/backup.js';
 import { ConfigError, loadConfigFromProcess, type Config } from './config.js';
-import { openPortal, type Portal } from './context.js';
+import { openPortal, type Portal } from './portal.js';
 import { migrateToLatest } from './db/migrate.js';
 import { ForbiddenError, HttpError } from './errors.js';
 import { createAdminCode } from './modules/firstuser/admin-code.js';

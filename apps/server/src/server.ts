@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { openPortal, type Portal } from './context.js';
+import { openPortal, type Portal } from './portal.js';
 import { createPlainListener } from './http/plain-listener.js';
 import { createDualFaceServer, type PortalListener } from './tls/dual-face-server.js';
 import { loadServerCredentials } from './tls/server-credentials.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODE_ALPHABET } from '@callsign/contract';
 import { loadConfig } from '../src/config.js';
-import { openPortal, type Portal } from '../src/context.js';
+import { openPortal, type Portal } from '../src/portal.js';
 import { hashCode } from '../src/modules/auth/codes.js';
 import { isLoginCodeUsable } from '../src/modules/auth/login-code-repository.js';
 import { findCertificateBySerial } from '../src/modules/certificates/repository.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../config.js';
-import { openPortal, type Portal } from '../../context.js';
+import { openPortal, type Portal } from '../../portal.js';
 import { findMemberByCallsign } from '../../modules/people/repository.js';
 import {
   createTestMember,

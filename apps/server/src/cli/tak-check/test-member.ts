@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { IssuedCertificate } from '../../ca/authority.js';
 import { normalizeSerial } from '../../ca/serial.js';
-import type { Portal } from '../../context.js';
+import type { Portal } from '../../portal.js';
 import { appendAuditEvent } from '../../modules/audit/repository.js';
 import { findCertificateBySerial } from '../../modules/certificates/repository.js';
 import { insertMember } from '../../modules/people/repository.js';
