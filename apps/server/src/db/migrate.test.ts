@@ -19,6 +19,11 @@ const EXPECTED_TABLES = [
   'used_tokens',
 ];
 
+/** The migrations up to and including `last`, as a portal of that version had them. */
+function migrationsThrough(last: string): Record<string, Migration> {
+  return Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name <= last));
+}
+
 async function tableNames(db: Kysely<Database>): Promise<string[]> {
   const tables = await db.introspection.getTables();
   return tables.map((table) => table.name).sort();
@@ -64,8 +69,7 @@ describe.each(testEngines())('migrations on $name', (engine) => {
   it('hash the approval codes an older portal stored in clear, once', async () => {
     scratch = await engine.createScratchDatabase();
     const handle = scratch.open();
-    const older = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '0003'));
-    await migrateToLatest(handle, older);
+    await migrateToLatest(handle, migrationsThrough('0002-failure-windows'));
     const at = Date.now();
     await sql`insert into invite_codes (code, created_at) values ('INVITE22', ${at})`.execute(
       handle.db,
@@ -80,7 +84,9 @@ describe.each(testEngines())('migrations on $name', (engine) => {
         values (${callsign}, 'INVITE22', ${code}, 0, ${at})`.execute(handle.db);
     }
 
-    expect(await migrateToLatest(handle)).toEqual(['0003-approval-code-hash']);
+    expect(await migrateToLatest(handle, migrationsThrough('0003-approval-code-hash'))).toEqual([
+      '0003-approval-code-hash',
+    ]);
 
     const rows = await handle.db
       .selectFrom('enrollments')
@@ -92,6 +98,50 @@ describe.each(testEngines())('migrations on $name', (engine) => {
       { callsign: 'Waiting2', approval_code_hash: hashCode('EFGH6789') },
     ]);
     expect(JSON.stringify(rows)).not.toMatch(/ABCD2345|EFGH6789/i);
+  });
+
+  it('rename the purposes of existing keys and give existing members the default TAK preset', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    await migrateToLatest(handle, migrationsThrough('0003-approval-code-hash'));
+    const at = Date.now();
+    await sql`insert into members (callsign, status, created_at, updated_at)
+      values ('Old1', 'active', ${at}, ${at})`.execute(handle.db);
+    for (const [serial, purpose] of [
+      ['01', 'member'],
+      ['02', 'tak'],
+      ['03', 'server'],
+    ]) {
+      await sql`insert into issued_certificates
+        (serial, callsign, purpose, not_before, not_after, issued_at)
+        values (${serial}, 'Old1', ${purpose}, ${at}, ${at + 1}, ${at})`.execute(handle.db);
+    }
+
+    expect(await migrateToLatest(handle)).toEqual(['0004-key-purposes-and-presets']);
+
+    const certificates = await handle.db
+      .selectFrom('issued_certificates')
+      .select(['serial', 'purpose', 'client_uid', 'not_after'])
+      .orderBy('serial')
+      .execute();
+    expect(certificates).toEqual([
+      { serial: '01', purpose: 'browser', client_uid: null, not_after: at + 1 },
+      { serial: '02', purpose: 'tak-package', client_uid: null, not_after: at + 1 },
+      { serial: '03', purpose: 'server', client_uid: null, not_after: at + 1 },
+    ]);
+    const member = await handle.db
+      .selectFrom('members')
+      .select(['tak_team', 'tak_role'])
+      .executeTakeFirstOrThrow();
+    expect(member).toEqual({ tak_team: 'Cyan', tak_role: 'Team Member' });
+    const insert = (serial: string, purpose: string) =>
+      sql`insert into issued_certificates
+        (serial, callsign, purpose, not_before, not_after, issued_at, client_uid)
+        values (${serial}, 'Old1', ${purpose}, ${at}, ${at}, ${at}, 'ANDROID-1')`.execute(
+        handle.db,
+      );
+    await insert('04', 'tak-enroll');
+    await expect(insert('05', 'member')).rejects.toThrow();
   });
 
   it.runIf(engine.name === 'postgres')(

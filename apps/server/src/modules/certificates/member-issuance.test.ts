@@ -105,7 +105,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
     await insertMember(db(), { callsign, status, inviteCode: null, roles: [], at: T });
   }
 
-  function generated(callsign: string, purpose: MemberPurpose = 'member') {
+  function generated(callsign: string, purpose: MemberPurpose = 'browser') {
     return {
       callsign,
       purpose,
@@ -137,7 +137,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
     expect(issued.privateKeyPem).toContain('BEGIN PRIVATE KEY');
     expect(await findCertificateBySerial(db(), issued.serial)).toMatchObject({
       callsign: 'Keymade1',
-      purpose: 'member',
+      purpose: 'browser',
       issuedAt: T,
       revokedAt: null,
     });
@@ -166,7 +166,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
       const publicKey = makeKey();
       const signed = await service(realCa).issueForMember({
         callsign: callsign.toUpperCase(),
-        purpose: 'tak',
+        purpose: 'tak-package',
         key: { publicKey },
         actor: { callsign, clientAddress: null },
         audit: { action: 'tak.enroll', detail: { clientUid: 'ANDROID-1' } },
@@ -182,7 +182,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
       expect(certificate.checkIssued(new X509Certificate(realCa.issuingCertificatePem))).toBe(true);
       expect(await findCertificateBySerial(db(), signed.serial)).toMatchObject({
         callsign,
-        purpose: 'tak',
+        purpose: 'tak-package',
       });
       const [event] = await listRecentAuditEvents(db(), 1);
       expect(event).toMatchObject({
@@ -209,7 +209,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
     await expect(
       service(watched.ca).issueForMember({
         callsign: 'Weakkey1',
-        purpose: 'tak',
+        purpose: 'tak-package',
         key: { publicKey: makeKey() },
         actor: { callsign: 'Weakkey1', clientAddress: null },
         audit: { action: 'tak.enroll' },
@@ -240,7 +240,9 @@ describeWithMigratedDatabase('member issuance', (database) => {
     // Ten keys, one a minute, keys and TAK packages alike.
     for (let n = 0; n < 10; n++) {
       clock = T + n * MINUTE;
-      await certificates.issueForMember(generated('Hasty1', n % 2 === 0 ? 'member' : 'tak'));
+      await certificates.issueForMember(
+        generated('Hasty1', n % 2 === 0 ? 'browser' : 'tak-package'),
+      );
     }
     expect(watched.state.calls).toBe(10);
 
