@@ -18,7 +18,7 @@ import {
 import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
 import { listRecentAuditEvents } from '../src/modules/audit/repository.js';
 import { generateCode, hashCode } from '../src/modules/auth/codes.js';
-import { insertLoginCode, isLoginCodeUsable } from '../src/modules/auth/login-code-repository.js';
+import { insertLoginCode, isLoginCodeUsable } from '../src/modules/firstuser/login-code-repository.js';
 import { TokenService } from '../src/modules/auth/token-service.js';
 import { createAdminCode } from '../src/modules/firstuser/admin-code.js';
 import {

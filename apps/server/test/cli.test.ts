@@ -7,7 +7,7 @@ import { CODE_ALPHABET } from '@callsign/contract';
 import { loadConfig } from '../src/config.js';
 import { openPortal, type Portal } from '../src/portal.js';
 import { hashCode } from '../src/modules/auth/codes.js';
-import { isLoginCodeUsable } from '../src/modules/auth/login-code-repository.js';
+import { isLoginCodeUsable } from '../src/modules/firstuser/login-code-repository.js';
 import { findCertificateBySerial } from '../src/modules/certificates/repository.js';
 import { findMemberByCallsign, insertMember } from '../src/modules/people/repository.js';
 import { run } from './support/processes.js';

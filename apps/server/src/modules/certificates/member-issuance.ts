@@ -14,7 +14,7 @@ import {
 import type { CertificatePurpose, Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { BadRequestError, TooManyRequestsError } from '../../errors.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { HourlyRefusals, MintsInFlight, type MintingSlots } from './minting-limits.js';
 import { recentIssuanceTimes, recordIssuedCertificate } from './repository.js';

@@ -2,7 +2,6 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { CODE_LENGTH, type AcceptanceState, type EnrollmentStateName } from '@callsign/contract';
 import type { Database, EnrollmentState } from '../../db/schema.js';
-import type { Executor } from '../../db/transaction.js';
 import {
   BadRequestError,
   ConflictError,
@@ -10,12 +9,12 @@ import {
   ForbiddenError,
   NotFoundError,
 } from '../../errors.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import type { TokenService } from '../auth/token-service.js';
-import { findInviteCode, inviteCodeState, recordInviteUse } from '../invites/repository.js';
-import { insertMember, setMemberStatus } from '../people/repository.js';
+import { isInviteCodeUsable, useInviteCode } from '../invites/service.js';
+import { addMember, moveMember } from '../people/service.js';
 import {
   decideEnrollment,
   findEnrollment,
@@ -78,8 +77,7 @@ export class EnrollmentService {
   /** The invite check: true only for a code that admits people now. */
   async isInviteCodeActive(code: string): Promise<boolean> {
     const { db, now } = this.options;
-    const invite = await findInviteCode(db, code);
-    return invite !== undefined && inviteCodeState(invite, now().getTime()) === 'usable';
+    return isInviteCodeUsable(db, code, now().getTime());
   }
 
   /**
@@ -95,9 +93,9 @@ export class EnrollmentService {
     const { callsign, inviteCode } = input;
     const approvalCode = generateCode(CODE_LENGTH.approval);
     return db.transaction().execute(async (trx) => {
-      await this.useInviteCode(trx, inviteCode, at);
+      await useInviteCode(trx, inviteCode, at);
       const member = { callsign, status: 'pending', inviteCode, roles: [], at } as const;
-      if (!(await insertMember(trx, member))) {
+      if (!(await addMember(trx, member))) {
         throw countsAsFailure(new BadRequestError('Callsign taken'));
       }
       await insertEnrollment(trx, {
@@ -177,7 +175,7 @@ export class EnrollmentService {
         throw notPending();
       }
       const status = decision.state === 1 ? 'active' : 'rejected';
-      const moved = await setMemberStatus(trx, enrollment.callsign, {
+      const moved = await moveMember(trx, enrollment.callsign, {
         status,
         at,
         from: ['pending'],
@@ -203,25 +201,6 @@ export class EnrollmentService {
         lockReason: decision.lockReason ?? null,
       };
     });
-  }
-
-  /** Counts one enrollment against the invite code: 404 unknown or deleted, 400 not usable. */
-  private async useInviteCode(trx: Executor, code: string, at: number): Promise<void> {
-    if (await recordInviteUse(trx, code, at)) return;
-    const invite = await findInviteCode(trx, code);
-    const state = invite === undefined ? 'deleted' : inviteCodeState(invite, at);
-    switch (state) {
-      case 'deleted':
-        throw countsAsFailure(new NotFoundError('Unknown invite code'));
-      case 'deactivated':
-      case 'expired':
-        throw countsAsFailure(new BadRequestError(`Invite code ${state}`));
-      case 'used-up':
-        throw countsAsFailure(new BadRequestError('Invite code used up'));
-      case 'usable':
-        // Changed under us between the two statements; refuse rather than guess.
-        throw countsAsFailure(new BadRequestError('Invite code not usable'));
-    }
   }
 }
 

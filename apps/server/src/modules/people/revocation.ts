@@ -1,6 +1,6 @@
 import { inTransaction, lockForTransaction } from '../../db/transaction.js';
 import type { Executor } from '../../db/transaction.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import type { CertificateService } from '../certificates/service.js';
 import { deactivateInviteCodesOf } from '../invites/service.js';
 import { findMemberByCallsign, setMemberStatus } from './repository.js';
