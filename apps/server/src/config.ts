@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { KEY_ALGORITHMS, type KeyAlgorithm } from './ca/key-pair.js';
 
 /**
  * Every setting of the service, read from the environment once (product.md §7). This module is
@@ -127,7 +128,7 @@ const environmentSchema = z.object({
     .default('neutral'),
   PORTAL_CERT_VALIDITY_DAYS: positiveInt(3650).default(365),
   PORTAL_CRL_VALIDITY_DAYS: positiveInt(365).default(14),
-  PORTAL_KEY_ALGORITHM: z.enum(['rsa-2048', 'ecdsa-p256']).default('rsa-2048'),
+  PORTAL_KEY_ALGORITHM: z.enum(KEY_ALGORITHMS).default('rsa-2048'),
   PORTAL_KEYS_PER_HOUR: positiveInt(1_000_000).default(10),
   PORTAL_ADMIN_CODE_TTL_HOURS: positiveInt(24 * 30).default(24),
   PORTAL_EXCHANGE_CODE_TTL_MINUTES: positiveInt(60).default(5),
@@ -139,8 +140,6 @@ const environmentSchema = z.object({
   PORTAL_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
   PORTAL_LOG_LEVEL: logLevel.default('info'),
 });
-
-export type KeyAlgorithm = 'rsa-2048' | 'ecdsa-p256';
 
 /**
  * `builtin`: one TLS listener for both faces (SNI). `proxy`: plain HTTP behind a reverse proxy

@@ -1,7 +1,9 @@
 import { generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 
-export type KeyAlgorithm = 'rsa-2048' | 'ecdsa-p256';
+/** The keys made for members and servers (`PORTAL_KEY_ALGORITHM` picks one for members). */
+export const KEY_ALGORITHMS = ['rsa-2048', 'ecdsa-p256'] as const;
+export type KeyAlgorithm = (typeof KEY_ALGORITHMS)[number];
 
 /** What a certificate's key usage depends on: RSA keys also encipher, EC keys only sign. */
 export type PublicKeyType = 'rsa' | 'ec';

@@ -1,7 +1,7 @@
 import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
 import { buildPkcs12, type Pkcs12Format } from '../../ca/pkcs12.js';
-import type { KeyAlgorithm } from '../../config.js';
+import type { KeyAlgorithm } from '../../ca/key-pair.js';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { Kysely } from 'kysely';

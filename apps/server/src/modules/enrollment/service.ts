@@ -1,6 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { CODE_LENGTH, type AcceptanceState, type EnrollmentStateName } from '@callsign/contract';
+import {
+  CODE_LENGTH,
+  ENROLLMENT_STATE,
+  type AcceptanceState,
+  type EnrollmentStateName,
+} from '@callsign/contract';
 import type { Database, EnrollmentState } from '../../db/schema.js';
 import {
   BadRequestError,
@@ -43,9 +48,9 @@ export interface EnrollmentServiceOptions {
 }
 
 const STATE_NAMES: Record<EnrollmentState, EnrollmentStateName> = {
-  0: 'pending',
-  1: 'approved',
-  2: 'rejected',
+  [ENROLLMENT_STATE.pending]: 'pending',
+  [ENROLLMENT_STATE.approved]: 'approved',
+  [ENROLLMENT_STATE.rejected]: 'rejected',
 };
 
 export interface Acceptance {
@@ -130,7 +135,10 @@ export class EnrollmentService {
       callsign === null ? undefined : await findEnrollmentStanding(this.options.db, callsign);
     if (standing === undefined) throw new NotFoundError('No enrollment for this caller');
     if (standing.memberStatus === 'revoked') return { accepted: false, state: 'revoked' };
-    return { accepted: standing.state === 1, state: STATE_NAMES[standing.state] };
+    return {
+      accepted: standing.state === ENROLLMENT_STATE.approved,
+      state: STATE_NAMES[standing.state],
+    };
   }
 
   /** Every enrollment, oldest first. */
@@ -140,16 +148,24 @@ export class EnrollmentService {
 
   /** pending -> approved, when the admin gives the enrollee's approval code. A wrong one counts. */
   accept(actor: Actor, input: { callsign: string; approvalCode: string }): Promise<Enrollment> {
-    return this.decide(actor, input.callsign, { state: 1 }, (enrollment) => {
-      if (!matchesHash(input.approvalCode, enrollment.approvalCodeHash)) {
-        throw countsAsFailure(new ForbiddenError('Wrong approval code'));
-      }
-    });
+    return this.decide(
+      actor,
+      input.callsign,
+      { state: ENROLLMENT_STATE.approved },
+      (enrollment) => {
+        if (!matchesHash(input.approvalCode, enrollment.approvalCodeHash)) {
+          throw countsAsFailure(new ForbiddenError('Wrong approval code'));
+        }
+      },
+    );
   }
 
   /** pending -> rejected. */
   lock(actor: Actor, input: { callsign: string; lockReason: string }): Promise<Enrollment> {
-    return this.decide(actor, input.callsign, { state: 2, lockReason: input.lockReason });
+    return this.decide(actor, input.callsign, {
+      state: ENROLLMENT_STATE.rejected,
+      lockReason: input.lockReason,
+    });
   }
 
   /**
@@ -169,19 +185,20 @@ export class EnrollmentService {
     return db.transaction().execute(async (trx) => {
       const enrollment = await findEnrollment(trx, callsign);
       if (enrollment === undefined) throw new NotFoundError('No such enrollment');
-      if (enrollment.state !== 0) throw notPending();
+      if (enrollment.state !== ENROLLMENT_STATE.pending) throw notPending();
       check(enrollment);
       if (!(await decideEnrollment(trx, enrollment.callsign, { ...decision, at, by: admin }))) {
         throw notPending();
       }
-      const status = decision.state === 1 ? 'active' : 'rejected';
+      const approved = decision.state === ENROLLMENT_STATE.approved;
+      const status = approved ? 'active' : 'rejected';
       const moved = await moveMember(trx, enrollment.callsign, {
         status,
         at,
         from: ['pending'],
       });
       if (!moved) throw notPending();
-      const action = decision.state === 1 ? 'enrollment.accept' : 'enrollment.lock';
+      const action = approved ? 'enrollment.accept' : 'enrollment.lock';
       const detail =
         decision.lockReason === undefined ? undefined : { lock_reason: decision.lockReason };
       await appendAuditEvent(trx, {
