@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   addAdminResponseSchema,
@@ -8,13 +8,14 @@ import {
   exchangeCodeResponseSchema,
   type TokenScope,
 } from '@callsign/contract';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
+import { testEngines } from '../src/db/test-engines.testing.js';
 import type { Access, ApiRoute } from '../src/modules/auth/access.js';
 import { createAdminCode } from '../src/modules/firstuser/admin-code.js';
 import { insertInviteCode } from '../src/modules/invites/repository.js';
 import { revokeMember } from '../src/modules/people/revocation.js';
 import type { ApiRequestOptions, ApiResponse, Face } from './support/api-client.js';
 import { pathOf, registeredApiRoutes } from './support/api-routes.js';
+import { portalOnScratchDatabase } from './support/portal-on-engine.js';
 import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
 
 /**
@@ -106,18 +107,15 @@ function isAccessRefusal(response: ApiResponse): boolean {
 }
 
 describe.each(testEngines())('the access matrix on $name', (engine) => {
-  let scratch: ScratchDatabase;
   let portal: TestPortal;
   const callers: Who[] = [];
 
+  portalOnScratchDatabase(engine, async (env) => {
+    portal = await startTestPortal({ env: { ...env, PORTAL_RATE_LIMIT_FAILURES: '100000' } });
+    return portal;
+  });
+
   beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    portal = await startTestPortal({
-      env: {
-        DATABASE_URL: scratch.options.databaseUrl ?? '',
-        PORTAL_RATE_LIMIT_FAILURES: '100000',
-      },
-    });
     const api = (face: Face, method: string, path: string, options: ApiRequestOptions) =>
       portal.api(face, method, path, options);
     const db = portal.portal.database.db;
@@ -214,11 +212,6 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
         key: revokedKey,
       },
     );
-  });
-
-  afterAll(async () => {
-    await portal.destroy();
-    await scratch.drop();
   });
 
   it('declares every admin call of product.md §4 admin: the key on the mTLS face only', () => {

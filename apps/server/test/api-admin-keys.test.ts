@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   CODE_ALPHABET,
   apiPaths,
@@ -17,7 +17,7 @@ import {
   roleChangeResponseSchema,
 } from '@callsign/contract';
 import { normalizeSerial } from '../src/ca/serial.js';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
+import { testEngines } from '../src/db/test-engines.testing.js';
 import { listRecentAuditEvents } from '../src/modules/audit/repository.js';
 import { hashCode } from '../src/modules/auth/codes.js';
 import { TokenService } from '../src/modules/auth/token-service.js';
@@ -30,6 +30,7 @@ import {
 } from '../src/modules/people/repository.js';
 import { revokeMember } from '../src/modules/people/revocation.js';
 import type { ApiRequestOptions, ApiResponse } from './support/api-client.js';
+import { portalOnScratchDatabase, type DatabaseEnv } from './support/portal-on-engine.js';
 import { run } from './support/processes.js';
 import {
   startTestPortal,
@@ -54,10 +55,8 @@ class Harness {
     readonly bossJwt: string,
   ) {}
 
-  static async start(scratch: ScratchDatabase, bossCallsign: string): Promise<Harness> {
-    const portal = await startTestPortal({
-      env: { DATABASE_URL: scratch.options.databaseUrl ?? '' },
-    });
+  static async start(env: DatabaseEnv, bossCallsign: string): Promise<Harness> {
+    const portal = await startTestPortal({ env });
     const boss = await portal.addMember(bossCallsign, { roles: ['admin'] });
     const token = await portal.portal.tokens.issue({
       scope: 'member',
@@ -168,17 +167,11 @@ async function inspectPfx(portal: TestPortal, pfx: Buffer, password: string) {
 }
 
 describe.each(testEngines())('admin and key calls on $name', (engine) => {
-  let scratch: ScratchDatabase;
   let h: Harness;
 
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    h = await Harness.start(scratch, 'Boss1');
-  });
-
-  afterAll(async () => {
-    await h.portal.destroy();
-    await scratch.drop();
+  portalOnScratchDatabase(engine, async (env) => {
+    h = await Harness.start(env, 'Boss1');
+    return h.portal;
   });
 
   describe('GET people/list', () => {
@@ -776,17 +769,11 @@ describe.each(testEngines())('admin and key calls on $name', (engine) => {
 // portal of its own, where these are the only admins.
 describe.each(testEngines())('racing admins on $name', (engine) => {
   const ROUNDS = 6;
-  let scratch: ScratchDatabase;
   let h: Harness;
 
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    h = await Harness.start(scratch, 'Origin');
-  });
-
-  afterAll(async () => {
-    await h.portal.destroy();
-    await scratch.drop();
+  portalOnScratchDatabase(engine, async (env) => {
+    h = await Harness.start(env, 'Origin');
+    return h.portal;
   });
 
   const actions = {

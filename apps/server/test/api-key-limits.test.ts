@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiPaths, errorResponseSchema } from '@callsign/contract';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
+import { testEngines } from '../src/db/test-engines.testing.js';
+import { portalOnScratchDatabase } from './support/portal-on-engine.js';
 import { snapshotTables } from './support/table-snapshot.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';
 
@@ -10,20 +11,12 @@ import { startTestPortal, type TestPortal } from './support/test-portal.js';
 // src/modules/certificates/member-issuance.test.ts.
 
 describe.each(testEngines())('key limits over HTTPS on $name', (engine) => {
-  let scratch: ScratchDatabase;
   let portal: TestPortal;
 
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    portal = await startTestPortal({
-      // EC keys are quick to make; the limit is the default one.
-      env: { DATABASE_URL: scratch.options.databaseUrl ?? '', PORTAL_KEY_ALGORITHM: 'ecdsa-p256' },
-    });
-  });
-
-  afterAll(async () => {
-    await portal.destroy();
-    await scratch.drop();
+  portalOnScratchDatabase(engine, async (env) => {
+    // EC keys are quick to make; the limit is the default one.
+    portal = await startTestPortal({ env: { ...env, PORTAL_KEY_ALGORITHM: 'ecdsa-p256' } });
+    return portal;
   });
 
   it('the 11th key of the hour, by download or TAK packages, is 429 with Retry-After; nothing is written', async () => {

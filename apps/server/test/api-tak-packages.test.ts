@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { strFromU8, unzipSync } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   apiPaths,
   instructionsResponseSchema,
@@ -20,7 +20,8 @@ import { xpathString } from '../src/tak/xpath.testing.js';
 import { TakPackageService, takPackageConfig } from '../src/modules/tak/service.js';
 import { ForbiddenError } from '../src/errors.js';
 import { CertificateService } from '../src/modules/certificates/service.js';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
+import { testEngines } from '../src/db/test-engines.testing.js';
+import { portalOnScratchDatabase, type DatabaseEnv } from './support/portal-on-engine.js';
 import { run } from './support/processes.js';
 import { SERVER_DIST } from './support/repo.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';
@@ -87,21 +88,15 @@ function zipOf(file: { data: string }): Uint8Array {
 }
 
 describe.each(testEngines())('TAK settings packages on $name', (engine) => {
-  let scratch: ScratchDatabase;
   let portal: TestPortal;
-  let databaseEnv: Record<string, string>;
+  let databaseEnv: DatabaseEnv;
   let outDir: string;
 
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    databaseEnv = { DATABASE_URL: scratch.options.databaseUrl ?? '' };
-    portal = await startTestPortal({ env: { ...databaseEnv, ...TAK_ENV } });
+  portalOnScratchDatabase(engine, async (env) => {
+    databaseEnv = env;
+    portal = await startTestPortal({ env: { ...env, ...TAK_ENV } });
     outDir = await mkdtemp(path.join(portal.workDir, 'zips-'));
-  });
-
-  afterAll(async () => {
-    await portal.destroy();
-    await scratch.drop();
+    return portal;
   });
 
   async function memberToken(callsign: string): Promise<string> {
