@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CertificateAuthority, type IssuedCertificate } from './authority.js';
+import { type CertificateAuthority, type IssuedCertificate } from './authority.js';
+import { loadTestCa } from './test-ca.testing.js';
 import type { OcspCertificateStatus } from './ocsp.js';
 import {
   makeTempDir,
@@ -66,7 +67,7 @@ async function roundTrip(ids: string[]) {
 
 beforeAll(async () => {
   tmp = await makeTempDir();
-  ca = await CertificateAuthority.loadOrCreate({
+  ca = await loadTestCa({
     dir: path.join(tmp, 'ca'),
     publicBaseUrl: 'https://portal.example.org',
   });

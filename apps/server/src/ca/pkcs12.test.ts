@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CertificateAuthority, type IssuedCertificate } from './authority.js';
+import { type CertificateAuthority, type IssuedCertificate } from './authority.js';
+import { loadTestCa } from './test-ca.testing.js';
 import {
   makeTempDir,
   publicKeyOfCertificate,
@@ -46,7 +47,7 @@ async function info(file: string, password: string, ...options: string[]) {
 
 beforeAll(async () => {
   tmp = await makeTempDir();
-  ca = await CertificateAuthority.loadOrCreate({
+  ca = await loadTestCa({
     dir: path.join(tmp, 'ca'),
     publicBaseUrl: 'https://portal.example.org',
   });

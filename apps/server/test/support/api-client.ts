@@ -21,8 +21,11 @@ export interface ApiRequestOptions {
   contentType?: string;
   /** `Authorization: Bearer ...` */
   bearer?: string;
-  /** A .pfx presented as the client certificate (mTLS face). */
-  key?: { pfxFile: string; password: string };
+  /**
+   * A .pfx presented as the client certificate (mTLS face). The inject tier forwards the
+   * certificate in it as the proxy does (`certificatePem` when given, else read from the file).
+   */
+  key?: { pfxFile: string; password: string; certificatePem?: string };
   headers?: Record<string, string>;
 }
 

@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { testEngines } from '../src/db/test-engines.testing.js';
-import type { ApiRoute } from '../src/modules/auth/access.js';
-import { insertInviteCode } from '../src/modules/invites/repository.js';
-import { insertMember } from '../src/modules/people/repository.js';
-import type { ApiRequestOptions, Face } from './support/api-client.js';
-import { registeredApiRoutes } from './support/api-routes.js';
-import { portalOnScratchDatabase } from './support/portal-on-engine.js';
-import { snapshotTables } from './support/table-snapshot.js';
-import { startTestPortal, type TestPortal } from './support/test-portal.js';
+import { testEngines } from '../../src/db/test-engines.testing.js';
+import type { ApiRoute } from '../../src/modules/auth/access.js';
+import { insertInviteCode } from '../../src/modules/invites/repository.js';
+import { insertMember } from '../../src/modules/people/repository.js';
+import type { ApiRequestOptions, Face } from '../support/api-client.js';
+import { registeredApiRoutes } from '../support/api-routes.js';
+import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
+import { snapshotTables } from '../support/table-snapshot.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 
 /**
  * A property-based pass over every call (issue 3): generated bodies, query strings, path
@@ -113,14 +113,14 @@ const calls = callsOf(await registeredApiRoutes());
 type Caller = [Face, ApiRequestOptions];
 
 describe.each(testEngines())('fuzzing every call on $name', (engine) => {
-  let portal: TestPortal;
+  let portal: InjectPortal;
   const identities: Record<string, Caller> = { none: ['public', {}] };
 
   /** Every row of every table but the audit log (failed sign-ins are recorded there). */
   const fingerprint = () => snapshotTables(portal.portal.database.db, { except: ['audit_events'] });
 
   portalOnScratchDatabase(engine, async (env) => {
-    portal = await startTestPortal({ env: { ...env, PORTAL_RATE_LIMIT_FAILURES: '100000' } });
+    portal = await openInjectPortal({ env: { ...env, PORTAL_RATE_LIMIT_FAILURES: '100000' } });
     return portal;
   });
 

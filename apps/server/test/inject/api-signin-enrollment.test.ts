@@ -15,30 +15,31 @@ import {
   exchangeCodeResponseSchema,
   lockResponseSchema,
 } from '@callsign/contract';
-import { testEngines, type TestEngine } from '../src/db/test-engines.testing.js';
-import { listRecentAuditEvents } from '../src/modules/audit/repository.js';
-import { generateCode, hashCode } from '../src/modules/auth/codes.js';
+import { testEngines, type TestEngine } from '../../src/db/test-engines.testing.js';
+import { listRecentAuditEvents } from '../../src/modules/audit/repository.js';
+import { generateCode, hashCode } from '../../src/modules/auth/codes.js';
 import {
   insertLoginCode,
   isLoginCodeUsable,
-} from '../src/modules/firstuser/login-code-repository.js';
-import { TokenService } from '../src/modules/auth/token-service.js';
-import { createAdminCode } from '../src/modules/firstuser/admin-code.js';
+} from '../../src/modules/firstuser/login-code-repository.js';
+import { TokenService } from '../../src/modules/auth/token-service.js';
+import { createAdminCode } from '../../src/modules/firstuser/admin-code.js';
 import {
   findInviteCode,
   insertInviteCode,
   type NewInviteCode,
-} from '../src/modules/invites/repository.js';
-import { insertMember } from '../src/modules/people/repository.js';
-import type { ApiResponse } from './support/api-client.js';
-import { portalOnScratchDatabase } from './support/portal-on-engine.js';
-import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
-import { snapshotTables } from './support/table-snapshot.js';
+} from '../../src/modules/invites/repository.js';
+import { insertMember } from '../../src/modules/people/repository.js';
+import type { ApiResponse } from '../support/api-client.js';
+import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
+import type { MemberKey } from '../support/member-fixtures.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
+import { snapshotTables } from '../support/table-snapshot.js';
 
 /**
  * Signing in with codes (firstuser/check-code, token/code/exchange, firstuser/add-admin) and
- * enrollment (invite check, enroll, have-i-been-accepted, list, accept, lock), over real HTTPS on
- * both database engines (product.md §2-§4).
+ * enrollment (invite check, enroll, have-i-been-accepted, list, accept, lock), through the inject
+ * tier on both database engines (product.md §2-§4).
  */
 
 const MINUTE = 60_000;
@@ -51,18 +52,18 @@ function detailOf(response: ApiResponse): unknown {
 
 /** One portal per engine, with its own database, plus the helpers the tests share. */
 function portalOn(engine: TestEngine, env: Record<string, string> = {}) {
-  const state = {} as { portal: TestPortal };
+  const state = {} as { portal: InjectPortal };
   /** Every code and token handed out, so the audit test can prove none was written down. */
   const secrets: string[] = [];
 
   portalOnScratchDatabase(
     engine,
     async (databaseEnv) =>
-      (state.portal = await startTestPortal({ env: { ...databaseEnv, ...env } })),
+      (state.portal = await openInjectPortal({ env: { ...databaseEnv, ...env } })),
   );
 
   const db = () => state.portal.portal.database.db;
-  const api = (...args: Parameters<TestPortal['api']>) => state.portal.api(...args);
+  const api = (...args: Parameters<InjectPortal['api']>) => state.portal.api(...args);
 
   return {
     state,

@@ -8,19 +8,20 @@ import {
   exchangeCodeResponseSchema,
   type TokenScope,
 } from '@callsign/contract';
-import { testEngines } from '../src/db/test-engines.testing.js';
-import type { Access, ApiRoute } from '../src/modules/auth/access.js';
-import { createAdminCode } from '../src/modules/firstuser/admin-code.js';
-import { insertInviteCode } from '../src/modules/invites/repository.js';
-import { revokeMember } from '../src/modules/people/revocation.js';
-import type { ApiRequestOptions, ApiResponse, Face } from './support/api-client.js';
-import { pathOf, registeredApiRoutes } from './support/api-routes.js';
-import { portalOnScratchDatabase } from './support/portal-on-engine.js';
-import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
+import { testEngines } from '../../src/db/test-engines.testing.js';
+import type { Access, ApiRoute } from '../../src/modules/auth/access.js';
+import { createAdminCode } from '../../src/modules/firstuser/admin-code.js';
+import { insertInviteCode } from '../../src/modules/invites/repository.js';
+import { revokeMember } from '../../src/modules/people/revocation.js';
+import type { ApiRequestOptions, ApiResponse, Face } from '../support/api-client.js';
+import { pathOf, registeredApiRoutes } from '../support/api-routes.js';
+import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
+import type { MemberKey } from '../support/member-fixtures.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 
 /**
  * Who may call what (product.md §2, §4; issue 13): every registered /api route, called by every
- * kind of caller on both faces, over real HTTPS. The expectation below is written from the
+ * kind of caller on both faces, through the inject tier. The expectation below is written from the
  * rules, per access level; the routes come from the portal itself, so a new route is in the
  * matrix without being listed here. A call counts as let through when the answer is anything
  * but an access refusal (a 404 for an unknown callsign is let through: the rules allowed it).
@@ -107,11 +108,11 @@ function isAccessRefusal(response: ApiResponse): boolean {
 }
 
 describe.each(testEngines())('the access matrix on $name', (engine) => {
-  let portal: TestPortal;
+  let portal: InjectPortal;
   const callers: Who[] = [];
 
   portalOnScratchDatabase(engine, async (env) => {
-    portal = await startTestPortal({ env: { ...env, PORTAL_RATE_LIMIT_FAILURES: '100000' } });
+    portal = await openInjectPortal({ env: { ...env, PORTAL_RATE_LIMIT_FAILURES: '100000' } });
     return portal;
   });
 
