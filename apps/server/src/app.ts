@@ -23,6 +23,7 @@ import { DatabaseFailureBudget, registerFailureBudget } from './http/failure-bud
 import { registerMtlsGate } from './http/mtls-gate.js';
 import './http/request-context.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
+import { registerRequestMetrics } from './metrics/request-metrics.js';
 import { registerAdminConsoleRoutes } from './modules/admin-console/routes.js';
 import { Authenticator, registerAccessControl } from './modules/auth/access.js';
 import { registerAuthRoutes } from './modules/auth/routes.js';
@@ -111,6 +112,7 @@ export async function buildApp(
   registerMtlsGate(app, requestFaces(portal), `${config.publicOrigin}/error?code=mtls_fail`);
   registerCrossSiteGuard(app, [config.publicOrigin, config.mtlsOrigin]);
   registerRequestLogging(app);
+  registerRequestMetrics(app, portal.metrics);
   // The OpenAPI document is generated from the same zod schemas the routes validate with.
   await app.register(swagger, {
     openapi: {

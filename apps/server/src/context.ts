@@ -3,6 +3,7 @@ import { CertificateAuthority } from './ca/authority.js';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
+import { PortalMetrics } from './metrics/portal-metrics.js';
 import type { MemberLookup } from './modules/auth/identity.js';
 import { TokenService } from './modules/auth/token-service.js';
 import { CertificateService } from './modules/certificates/service.js';
@@ -16,6 +17,8 @@ export interface Portal {
   tokens: TokenService;
   certificates: CertificateService;
   members: MemberLookup;
+  /** What this process counts for Prometheus (served by the metrics listener, if any). */
+  metrics: PortalMetrics;
   close(): Promise<void>;
 }
 
@@ -47,11 +50,18 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
     await database.close();
     throw error;
   }
-  const certificates = new CertificateService(database.db, ca, {
-    validityDays: config.certificateValidityDays,
-    keyAlgorithm: config.keyAlgorithm,
-    crlValidityDays: config.crlValidityDays,
-  });
+  const metrics = new PortalMetrics({ version: config.version });
+  const certificates = new CertificateService(
+    database.db,
+    ca,
+    {
+      validityDays: config.certificateValidityDays,
+      keyAlgorithm: config.keyAlgorithm,
+      crlValidityDays: config.crlValidityDays,
+    },
+    () => new Date(),
+    metrics,
+  );
   const members: MemberLookup = async (callsign) => {
     const member = await findMemberByCallsign(database.db, callsign);
     return member && { callsign: member.callsign, status: member.status, roles: [...member.roles] };
@@ -63,6 +73,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
     tokens,
     certificates,
     members,
+    metrics,
     close: () => database.close(),
   };
 }

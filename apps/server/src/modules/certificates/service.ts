@@ -8,6 +8,10 @@ import type { Executor } from '../../db/transaction.js';
 import type { Kysely } from 'kysely';
 import type { CertificateLookup } from '../../tls/client-certificate.js';
 import {
+  ignoredCertificateMetrics,
+  type CertificateMetrics,
+} from '../../metrics/portal-metrics.js';
+import {
   findCertificateBySerial,
   listRevokedCertificates,
   recordIssuedCertificate,
@@ -26,6 +30,9 @@ export interface CertificatePolicy {
 export interface Crl {
   pem: string;
   der: Buffer;
+  crlNumber: bigint;
+  thisUpdate: Date;
+  nextUpdate: Date;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -55,6 +62,8 @@ export class CertificateService {
     private readonly ca: CertificateAuthority,
     private readonly policy: CertificatePolicy,
     private readonly now: () => Date = () => new Date(),
+    /** Where issued and revoked certificates and key generations are counted (Prometheus). */
+    private readonly metrics: CertificateMetrics = ignoredCertificateMetrics,
   ) {}
 
   get chainPem(): string {
@@ -67,11 +76,23 @@ export class CertificateService {
    * returned to the caller to package and is never stored.
    */
   async mintMemberCertificate(callsign: string): Promise<IssuedCertificate> {
-    return this.ca.issueMemberCertificate({
-      callsign,
-      validityDays: this.policy.validityDays,
-      keyAlgorithm: this.policy.keyAlgorithm,
-    });
+    return this.generatingKey(() =>
+      this.ca.issueMemberCertificate({
+        callsign,
+        validityDays: this.policy.validityDays,
+        keyAlgorithm: this.policy.keyAlgorithm,
+      }),
+    );
+  }
+
+  /** Runs a key generation, counted in flight while it runs. */
+  private async generatingKey<T>(generate: () => Promise<T>): Promise<T> {
+    this.metrics.mintStarted();
+    try {
+      return await generate();
+    } finally {
+      this.metrics.mintEnded();
+    }
   }
 
   /**
@@ -95,7 +116,11 @@ export class CertificateService {
     return { issued, pfx };
   }
 
-  /** Records an issued certificate, inside the caller's transaction when it passes one. */
+  /**
+   * Records an issued certificate, inside the caller's transaction when it passes one. It is
+   * counted as issued here, as it is recorded: a transaction rolled back afterwards (only a
+   * database failure does that today) leaves the count one ahead, which a rate shrugs off.
+   */
   async record(
     executor: Executor,
     issued: IssuedCertificate,
@@ -110,6 +135,7 @@ export class CertificateService {
       notAfter: issued.notAfter.getTime(),
       issuedAt: this.now().getTime(),
     });
+    this.metrics.certificateIssued(purpose);
   }
 
   /** Mints and records a member certificate in one go (CLI, tests). */
@@ -124,7 +150,7 @@ export class CertificateService {
 
   /** Issues and records a TLS server certificate (for this portal, a TAK server or a proxy). */
   async issueServerCertificate(dnsNames: string[]): Promise<IssuedCertificate> {
-    const issued = await this.ca.issueServerCertificate({ dnsNames });
+    const issued = await this.generatingKey(() => this.ca.issueServerCertificate({ dnsNames }));
     await this.record(this.db, issued, dnsNames[0] ?? '', 'server');
     return issued;
   }
@@ -150,7 +176,15 @@ export class CertificateService {
 
   /** Revokes every certificate of `callsign` inside the caller's transaction. */
   async revokeAllOf(executor: Executor, callsign: string, reason: string): Promise<string[]> {
-    return revokeCertificatesOf(executor, callsign, { at: this.now().getTime(), reason });
+    const revoked = await revokeCertificatesOf(executor, callsign, {
+      at: this.now().getTime(),
+      reason,
+    });
+    for (const purpose of new Set(revoked.map((certificate) => certificate.purpose))) {
+      const count = revoked.filter((certificate) => certificate.purpose === purpose).length;
+      this.metrics.certificatesRevoked(purpose, count);
+    }
+    return revoked.map((certificate) => certificate.serial);
   }
 
   /**
@@ -178,16 +212,19 @@ export class CertificateService {
   private async signCrl(stamp: RevocationStamp): Promise<Crl> {
     const revoked = await listRevokedCertificates(this.db);
     const thisUpdate = this.now();
-    const value = await this.ca.createCrl({
+    const crlNumber = BigInt(thisUpdate.getTime());
+    const nextUpdate = new Date(thisUpdate.getTime() + this.policy.crlValidityDays * DAY_MS);
+    const encoded = await this.ca.createCrl({
       revoked: revoked.map((entry) => ({
         serial: entry.serial,
         revokedAt: new Date(entry.revokedAt),
       })),
       // Monotonic across restarts and instances without shared state: the signing time.
-      crlNumber: BigInt(thisUpdate.getTime()),
+      crlNumber,
       thisUpdate,
-      nextUpdate: new Date(thisUpdate.getTime() + this.policy.crlValidityDays * DAY_MS),
+      nextUpdate,
     });
+    const value: Crl = { ...encoded, crlNumber, thisUpdate, nextUpdate };
     this.crl = { stamp, signedAt: thisUpdate.getTime(), value };
     return value;
   }
