@@ -25,6 +25,7 @@ import './http/request-context.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerRequestMetrics } from './metrics/request-metrics.js';
 import { registerAdminConsoleRoutes } from './modules/admin-console/routes.js';
+import { registerAuditRoutes } from './modules/audit/routes.js';
 import { Authenticator, registerAccessControl } from './modules/auth/access.js';
 import { registerAuthRoutes } from './modules/auth/routes.js';
 import { registerCaRoutes } from './modules/certificates/routes.js';
@@ -36,6 +37,7 @@ import { registerInstructionsRoutes } from './modules/instructions/routes.js';
 import { registerInvitesRoutes } from './modules/invites/routes.js';
 import { registerKeysRoutes } from './modules/keys/routes.js';
 import { registerPeopleRoutes } from './modules/people/routes.js';
+import { registerTakReadinessRoutes } from './modules/tak-readiness/routes.js';
 import type { RouteContext } from './modules/route-context.js';
 import { builtinFaces, proxyFaces, type RequestFaces } from './tls/request-faces.js';
 import { registerStaticSite } from './web/static-site.js';
@@ -156,6 +158,8 @@ export async function buildApp(
   registerKeysRoutes(app, context);
   registerInstructionsRoutes(app, context);
   registerAdminConsoleRoutes(app, context);
+  registerAuditRoutes(app, context);
+  registerTakReadinessRoutes(app, context);
   app.get(
     apiPaths.openapi,
     {

@@ -7,6 +7,8 @@ import type { CertificatePurpose, Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { Kysely } from 'kysely';
 import type { CertificateLookup } from '../../tls/client-certificate.js';
+import { appendAuditEvent } from '../audit/repository.js';
+import type { Actor } from '../auth/actor.js';
 import {
   ignoredCertificateMetrics,
   type CertificateMetrics,
@@ -43,6 +45,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 export function crlResignIntervalMs(crlValidityDays: number): number {
   return Math.min(DAY_MS, (crlValidityDays * DAY_MS) / 2);
+}
+
+function wholeSeconds(date: Date): Date {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000);
 }
 
 function sameStamp(a: RevocationStamp, b: RevocationStamp): boolean {
@@ -148,10 +154,28 @@ export class CertificateService {
     return issued;
   }
 
-  /** Issues and records a TLS server certificate (for this portal, a TAK server or a proxy). */
-  async issueServerCertificate(dnsNames: string[]): Promise<IssuedCertificate> {
+  /**
+   * Issues and records a TLS server certificate (for this portal, a TAK server or a proxy), and
+   * audits it as done by `actor`: the portal itself for its own, `cli` for server-cert.
+   */
+  async issueServerCertificate(
+    dnsNames: string[],
+    actor: Actor = { callsign: 'portal', clientAddress: null },
+  ): Promise<IssuedCertificate> {
     const issued = await this.generatingKey(() => this.ca.issueServerCertificate({ dnsNames }));
-    await this.record(this.db, issued, dnsNames[0] ?? '', 'server');
+    const name = dnsNames[0] ?? '';
+    await this.db.transaction().execute(async (trx) => {
+      await this.record(trx, issued, name, 'server');
+      await appendAuditEvent(trx, {
+        at: this.now().getTime(),
+        actor: actor.callsign,
+        action: 'certificate.server',
+        target: name,
+        outcome: 'success',
+        clientAddress: actor.clientAddress,
+        detail: { serial: issued.serial, names: dnsNames },
+      });
+    });
     return issued;
   }
 
@@ -224,7 +248,13 @@ export class CertificateService {
       thisUpdate,
       nextUpdate,
     });
-    const value: Crl = { ...encoded, crlNumber, thisUpdate, nextUpdate };
+    // As the CRL states them: in whole seconds.
+    const value: Crl = {
+      ...encoded,
+      crlNumber,
+      thisUpdate: wholeSeconds(thisUpdate),
+      nextUpdate: wholeSeconds(nextUpdate),
+    };
     this.crl = { stamp, signedAt: thisUpdate.getTime(), value };
     return value;
   }
