@@ -108,6 +108,8 @@ describe('the audit log page', () => {
       apiPaths.auditCsv,
     );
 
+    // Folded on a narrow screen (jsdom has no media queries): the title opens it.
+    await userEvent.click(screen.getByRole('button', { name: 'Filters' }));
     await userEvent.type(screen.getByLabelText('Who (callsign)'), 'chief1');
     await userEvent.type(screen.getByLabelText(/^Action/), 'invite');
     await userEvent.type(screen.getByLabelText('Target'), 'CODE0');
@@ -130,6 +132,7 @@ describe('the audit log page', () => {
     expect(screen.getByTestId('where')).toHaveTextContent(
       '/app/admin/audit?actor=chief1&action=invite&target=CODE0&from=2026-03-01&to=2026-03-02',
     );
+    expect(screen.getByRole('button', { name: 'Filters · 5 in use' })).toBeInTheDocument();
     const href = screen.getByRole('link', { name: 'Export CSV' }).getAttribute('href') ?? '';
     expect(href.startsWith(`${apiPaths.auditCsv}?`)).toBe(true);
     expect(Object.fromEntries(new URLSearchParams(href.split('?')[1]))).toEqual(expected);
@@ -149,7 +152,12 @@ describe('the audit log page', () => {
     );
     renderPage('/app/admin/audit?actor=Nobody9');
     await screen.findByText('No events match the filters.');
+    // Filters in use: open, whatever the screen.
     expect(screen.getByLabelText('Who (callsign)')).toHaveValue('Nobody9');
+    expect(screen.getByRole('button', { name: 'Filters · 1 in use' })).toHaveAttribute(
+      'aria-expanded',
+      'true',
+    );
   });
 
   it('shows a failed call as an error', async () => {

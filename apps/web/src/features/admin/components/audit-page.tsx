@@ -54,7 +54,7 @@ function AuditEventItem({ event }: { event: AuditEventAnswer }) {
           {t(failed ? 'admin.audit.failure' : 'admin.audit.success')}
         </span>
       </div>
-      <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+      <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm sm:grid-cols-[auto_1fr_auto_1fr]">
         <dt className="text-stone-600">{t('admin.audit.time')}</dt>
         <dd>
           <time dateTime={event.at}>{formatDateTime(event.at, i18n.resolvedLanguage)}</time>
@@ -72,7 +72,7 @@ function AuditEventItem({ event }: { event: AuditEventAnswer }) {
         {detail !== null && (
           <>
             <dt className="text-stone-600">{t('admin.audit.details')}</dt>
-            <dd className="font-mono break-all">{detail}</dd>
+            <dd className="font-mono break-all sm:col-span-3">{detail}</dd>
           </>
         )}
       </dl>
@@ -94,7 +94,7 @@ export function AuditPage() {
   return (
     <AdminPage title={t('admin.audit.title')} back={paths.admin.manageUsers.path}>
       <p className="text-stone-700">{t('admin.audit.intro')}</p>
-      <AuditFilterForm value={draft} onChange={setDraft} onApply={apply} />
+      <AuditFilterForm value={draft} applied={applied} onChange={setDraft} onApply={apply} />
       <div className="flex flex-col gap-1">
         <a
           href={auditCsvHref(applied)}
