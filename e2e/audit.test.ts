@@ -85,7 +85,10 @@ async function seed(): Promise<void> {
       json: { callsign, invite_code: invites[index % invites.length] },
     });
     expect(answer.status).toBe(200);
-    enrollees.push({ callsign, approvecode: (answer.json() as { approvecode: string }).approvecode });
+    enrollees.push({
+      callsign,
+      approvecode: (answer.json() as { approvecode: string }).approvecode,
+    });
   });
   await inParallel(enrollees.length, 4, async (index) => {
     const { callsign, approvecode } = enrollees[index]!;
@@ -154,9 +157,9 @@ describe('the audit log with a thousand events', () => {
     const events = await listed({});
     expect(events.length).toBeGreaterThanOrEqual(EVENTS);
     const fromApi = events.filter((event) => event.actor !== 'first-start');
-    expect(fromApi.filter((event) => event.client_address === null).map((e) => e.action)).toEqual(
-      ['certificate.server'],
-    );
+    expect(fromApi.filter((event) => event.client_address === null).map((e) => e.action)).toEqual([
+      'certificate.server',
+    ]);
   });
 
   it('pages, filters and exports the filtered range as CSV, row for row', async () => {
@@ -245,7 +248,10 @@ describe('the audit log with a thousand events', () => {
       await context.close();
       if (language === 'fi') {
         const desktop = await adminPage(DESKTOP, '/app/admin/audit?action=enrollment', 'fi');
-        await desktop.page.locator('main').getByText(/tapahtumaa näkyvissä/).waitFor();
+        await desktop.page
+          .locator('main')
+          .getByText(/tapahtumaa näkyvissä/)
+          .waitFor();
         await keepScreenshot(desktop.page, 'audit-fi-desktop');
         await desktop.context.close();
       }
