@@ -1,7 +1,8 @@
 // Profiles the portal while autocannon drives one call, with 10,000 members and 1,000 pending
 // enrollees (as in section 2), and prints the functions with the most self time.
 //
-// Usage: node bench/profile.mjs [people/list|enrollment/list|poll|check-auth] [seconds]
+// Usage: node bench/profile.mjs [people/list|enrollment/list|poll|check-auth|enduserpfx] [seconds]
+//          [connections]
 // On PostgreSQL: bash scripts/with-postgres.sh node bench/profile.mjs people/list 5
 // The .cpuprofile lands in bench/results/profiles/ (open it in Chrome DevTools).
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -14,6 +15,7 @@ import { ACTIVE, PENDING } from './sections/api.mjs';
 
 const which = process.argv[2] ?? 'people/list';
 const seconds = Number(process.argv[3] ?? 5);
+const connections = Number(process.argv[4] ?? 1);
 const profileDir = path.join(benchDir, 'results/profiles');
 await mkdir(profileDir, { recursive: true });
 const label = which.replace(/\W+/g, '-');
@@ -46,10 +48,13 @@ if (target === undefined) throw new Error(`unknown call ${which}`);
 try {
   const once = await requestOnce(info, target);
   if (once.status !== 200) throw new Error(`${which} answered ${once.status}`);
-  const result = await cannon(info, target, { connections: 1, duration: seconds });
+  const result = await cannon(info, target, { connections, duration: seconds });
   console.log(
-    `${which}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms`,
+    `${which} (${connections} connection(s)): ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.non2xx} non-2xx`,
   );
+  // autocannon leaves its last requests in flight: let the portal finish them before it is asked
+  // to write its profile and stop (it is killed if that takes more than 10 s).
+  if (connections > 1) await new Promise((resolve) => setTimeout(resolve, 20_000));
 } finally {
   await portal.stop();
   await rm(workDir, { recursive: true, force: true });

@@ -26,6 +26,7 @@ export function namedTargets(info) {
     'people/list': { face: 'mtls', path: '/api/v1/people/list', key: info.admin },
     'enrollment/list': { face: 'mtls', path: '/api/v1/enrollment/list', key: info.admin },
     'check-auth': { face: 'mtls', path: '/api/v1/check-auth/validuser', key: info.member },
+    enduserpfx: { face: 'mtls', path: '/api/v1/enduserpfx/BenchMember', key: info.member },
   };
 }
 

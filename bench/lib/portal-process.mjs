@@ -12,8 +12,13 @@ import { pendingCallsign, seed } from './seed.mjs';
 const { loadConfig } = await importServer('config.js');
 const { startPortal } = await importServer('server.js');
 const { insertMember } = await importServer('modules/people/repository.js');
+const { recordIssuedCertificate } = await importServer('modules/certificates/repository.js');
 
-/** @type {{ dataDir: string, databaseUrl?: string, webDir?: string, active: number, pending: number, revokedShare?: number }} */
+/**
+ * `keyHolders`: that many more active members (`Holder001`…), each with a key, for the sections
+ * that need many members at once. `env`: more PORTAL_* settings.
+ * @type {{ dataDir: string, databaseUrl?: string, webDir?: string, active: number, pending: number, revokedShare?: number, keyHolders?: number, env?: Record<string, string> }}
+ */
 const options = JSON.parse(process.argv[2] ?? '{}');
 
 // A CA made once per bench run (run.mjs), copied in: every portal of a run would otherwise spend
@@ -35,6 +40,7 @@ const config = loadConfig(
     PORTAL_LOG_LEVEL: 'silent',
     PORTAL_METRICS_ADDRESS: 'off',
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    ...options.env,
   },
   { version: '0.0.0-bench' },
 );
@@ -50,14 +56,37 @@ await seed(db, {
 });
 const seedMs = performance.now() - seedStart;
 
-/** @param {string} callsign @param {('admin')[]} roles */
+/**
+ * A member and a key of theirs, issued by the CA and recorded directly (as the seed does), so
+ * that set-up spends none of the member's issuance budget and works on every build.
+ * @param {string} callsign @param {('admin')[]} roles
+ */
 async function memberWithKey(callsign, roles) {
   await insertMember(db, { callsign, status: 'active', inviteCode: null, roles, at: Date.now() });
-  const issued = await portal.certificates.issueMemberCertificate(callsign);
+  const issued = await portal.ca.issueMemberCertificate({ callsign, validityDays: 365 });
+  await recordIssuedCertificate(db, {
+    serial: issued.serial,
+    callsign,
+    purpose: 'member',
+    notBefore: issued.notBefore.getTime(),
+    notAfter: issued.notAfter.getTime(),
+    issuedAt: Date.now(),
+  });
   return { callsign, certPem: issued.certificatePem, keyPem: issued.privateKeyPem };
 }
 const admin = await memberWithKey('BenchAdmin', ['admin']);
 const member = await memberWithKey('BenchMember', []);
+/** @type {{ callsign: string, certPem: string, keyPem: string }[]} */
+const keyHolders = [];
+for (let n = 1; n <= (options.keyHolders ?? 0); n += 2) {
+  // Two at a time: one key generation per core.
+  const pair = [n, n + 1].filter((i) => i <= (options.keyHolders ?? 0));
+  keyHolders.push(
+    ...(await Promise.all(
+      pair.map((i) => memberWithKey(`Holder${String(i).padStart(3, '0')}`, [])),
+    )),
+  );
+}
 const enrollee = options.pending > 0 ? pendingCallsign(1) : undefined;
 const enrollmentJwt =
   enrollee === undefined
@@ -106,6 +135,7 @@ process.stdout.write(
     seedMs,
     admin,
     member,
+    keyHolders,
     enrollee,
     enrollmentJwt,
   })}\n`,

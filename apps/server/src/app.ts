@@ -15,7 +15,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { apiPaths } from '@callsign/contract';
-import type { Portal } from './context.js';
+import type { Portal } from './portal.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { loggerOptions, registerRequestLogging } from './http/logger.js';
 import { registerCrossSiteGuard } from './http/cross-site.js';
@@ -24,8 +24,8 @@ import { registerMtlsGate } from './http/mtls-gate.js';
 import './http/request-context.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerRequestMetrics } from './metrics/request-metrics.js';
-import { registerAdminConsoleRoutes } from './modules/admin-console/routes.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
+import { registerIdmConsoleRoutes } from './modules/idm-console/routes.js';
 import { Authenticator, registerAccessControl } from './modules/auth/access.js';
 import { registerAuthRoutes } from './modules/auth/routes.js';
 import { registerCaRoutes } from './modules/certificates/routes.js';
@@ -40,7 +40,7 @@ import { registerPeopleRoutes } from './modules/people/routes.js';
 import { registerTakReadinessRoutes } from './modules/tak-readiness/routes.js';
 import type { RouteContext } from './modules/route-context.js';
 import { builtinFaces, proxyFaces, type RequestFaces } from './tls/request-faces.js';
-import { registerStaticSite } from './web/static-site.js';
+import { registerStaticSite } from './http/static-site.js';
 
 /**
  * The web app sends `Content-Type: application/json` on every call (spec §7), also on calls
@@ -157,7 +157,7 @@ export async function buildApp(
   registerInvitesRoutes(app, context);
   registerKeysRoutes(app, context);
   registerInstructionsRoutes(app, context);
-  registerAdminConsoleRoutes(app, context);
+  registerIdmConsoleRoutes(app, context);
   registerAuditRoutes(app, context);
   registerTakReadinessRoutes(app, context);
   app.get(

@@ -8,13 +8,13 @@ import { parseArgs } from 'node:util';
 import { callsignSchema } from '@callsign/contract';
 import { BackupError, createBackup, restoreBackup } from './cli/backup.js';
 import { ConfigError, loadConfigFromProcess, type Config } from './config.js';
-import { openPortal, type Portal } from './context.js';
+import { openPortal, type Portal } from './portal.js';
 import { migrateToLatest } from './db/migrate.js';
+import { ForbiddenError, HttpError } from './errors.js';
 import { createAdminCode } from './modules/firstuser/admin-code.js';
-import { findMemberByCallsign } from './modules/people/repository.js';
 import { revokeMember } from './modules/people/revocation.js';
-import { TakPackageBuilder, takPackageConfig } from './tak/member-packages.js';
 import { runTakCheck, type CheckLine } from './cli/tak-check/run.js';
+import { TakPackageService, takPackageConfig } from './modules/tak/service.js';
 import { readVersion } from './version.js';
 
 /**
@@ -189,17 +189,15 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
       if (positionals.length !== 1) throw new UsageError('tak-packages takes exactly one CALLSIGN');
       const callsign = callsignSchema.safeParse(positionals[0]);
       if (!callsign.success) throw new UsageError(`"${positionals[0] ?? ''}" is not a callsign`);
-      const member = await findMemberByCallsign(portal.database.db, callsign.data);
-      if (member?.status !== 'active') {
-        throw new UsageError(`no active member ${callsign.data} (unknown, pending or revoked)`);
-      }
-      const builder = new TakPackageBuilder(
-        portal.database.db,
-        portal.certificates,
-        takPackageConfig(portal.config),
-        () => new Date(),
-      );
-      const built = await builder.build(member.callsign, { actor: 'cli', clientAddress: null });
+      const service = new TakPackageService(portal.certificates, takPackageConfig(portal.config));
+      const built = await service
+        .build(callsign.data, { callsign: 'cli', clientAddress: null })
+        .catch((error: unknown) => {
+          if (error instanceof ForbiddenError) {
+            throw new UsageError(`no active member ${callsign.data} (unknown, pending or revoked)`);
+          }
+          throw error;
+        });
       const out = path.resolve(values.out);
       await mkdir(out, { recursive: true });
       const files: string[] = [];
@@ -273,6 +271,13 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof BackupError) {
       process.stderr.write(`${error.message}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    // A refusal of the portal's rules, such as the hourly limit of new keys (429).
+    if (error instanceof HttpError) {
+      const retry = error.headers['retry-after'];
+      process.stderr.write(`${error.detail}${retry === undefined ? '' : ` (in ${retry} s)`}\n`);
       process.exitCode = 1;
       return;
     }

@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       certificateValidityDays: 365,
       crlValidityDays: 14,
       keyAlgorithm: 'rsa-2048',
+      keysPerHour: 10,
       bodyLimitBytes: 65536,
       rateLimitFailuresPerMinute: 10,
     });
@@ -126,6 +127,7 @@ describe('loadConfig', () => {
     ['PORTAL_CRL_VALIDITY_DAYS', '0'],
     ['PORTAL_CRL_VALIDITY_DAYS', '1.5'],
     ['PORTAL_CRL_VALIDITY_DAYS', '366'],
+    ['PORTAL_KEYS_PER_HOUR', '0'],
     ['PORTAL_DEPLOYMENT', 'has spaces'],
     ['PORTAL_IDM_CONSOLE_URL', 'ftp://idm'],
     ['PORTAL_TAK_TRUSTSTORE_PASSWORD', ''],

@@ -162,6 +162,7 @@ const environmentSchema = z.object({
   PORTAL_CERT_VALIDITY_DAYS: positiveInt(3650).default(365),
   PORTAL_CRL_VALIDITY_DAYS: positiveInt(365).default(14),
   PORTAL_KEY_ALGORITHM: z.enum(['rsa-2048', 'ecdsa-p256']).default('rsa-2048'),
+  PORTAL_KEYS_PER_HOUR: positiveInt(1_000_000).default(10),
   PORTAL_ADMIN_CODE_TTL_HOURS: positiveInt(24 * 30).default(24),
   PORTAL_EXCHANGE_CODE_TTL_MINUTES: positiveInt(60).default(5),
   PORTAL_FIRST_ADMIN_TOKEN_MINUTES: positiveInt(24 * 60).default(15),
@@ -231,6 +232,8 @@ export interface Config {
    */
   crlValidityDays: number;
   keyAlgorithm: KeyAlgorithm;
+  /** New certificates a member may be issued in any rolling hour, counted in the database. */
+  keysPerHour: number;
   adminCodeTtlMs: number;
   exchangeCodeTtlMs: number;
   firstAdminTokenTtlMs: number;
@@ -405,6 +408,7 @@ export function loadConfig(
     certificateValidityDays: settings.PORTAL_CERT_VALIDITY_DAYS,
     crlValidityDays: settings.PORTAL_CRL_VALIDITY_DAYS,
     keyAlgorithm: settings.PORTAL_KEY_ALGORITHM,
+    keysPerHour: settings.PORTAL_KEYS_PER_HOUR,
     adminCodeTtlMs: settings.PORTAL_ADMIN_CODE_TTL_HOURS * HOUR,
     exchangeCodeTtlMs: settings.PORTAL_EXCHANGE_CODE_TTL_MINUTES * MINUTE,
     firstAdminTokenTtlMs: settings.PORTAL_FIRST_ADMIN_TOKEN_MINUTES * MINUTE,

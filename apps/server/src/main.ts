@@ -1,7 +1,7 @@
 // @peculiar/x509 needs decorator metadata before anything imports it.
 import 'reflect-metadata';
 import { ConfigError, loadConfigFromProcess, type Config } from './config.js';
-import type { Portal } from './context.js';
+import type { Portal } from './portal.js';
 import { adminLoginLink, createAdminCode, hasActiveAdmin } from './modules/firstuser/admin-code.js';
 import { startPortal } from './server.js';
 import { readVersion } from './version.js';

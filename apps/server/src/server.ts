@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { openPortal, type Portal } from './context.js';
+import { openPortal, type Portal } from './portal.js';
 import { createPlainListener } from './http/plain-listener.js';
 import { startMetricsListener, type MetricsListener } from './metrics/listener.js';
 import type { ScrapeProbes } from './metrics/portal-metrics.js';

@@ -13,11 +13,13 @@ import {
 } from '@callsign/contract';
 import { normalizeSerial } from '../src/ca/serial.js';
 import { findCertificateBySerial } from '../src/modules/certificates/repository.js';
+import type { CertificateAuthority } from '../src/ca/authority.js';
+import { Membership } from '../src/modules/people/membership.js';
 import { revokeMember } from '../src/modules/people/revocation.js';
-import { TakPackageBuilder, takPackageConfig } from '../src/tak/member-packages.js';
 import { xpathString } from '../src/tak/xpath.testing.js';
+import { TakPackageService, takPackageConfig } from '../src/modules/tak/service.js';
 import { ForbiddenError } from '../src/errors.js';
-import type { CertificateService } from '../src/modules/certificates/service.js';
+import { CertificateService } from '../src/modules/certificates/service.js';
 import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
 import { run } from './support/processes.js';
 import { SERVER_DIST } from './support/repo.js';
@@ -248,11 +250,11 @@ describe.each(testEngines())('TAK settings packages on $name', (engine) => {
 
   it('records no certificate when the member is revoked while their packages are being built', async () => {
     await portal.addMember('Race5');
-    const { database, certificates, config } = portal.portal;
+    const { database, certificates, config, ca } = portal.portal;
     // The revocation lands between minting the key (outside the transaction) and recording it.
-    const racing = Object.create(certificates) as CertificateService;
-    racing.mintMemberCertificate = async (callsign: string) => {
-      const issued = await certificates.mintMemberCertificate(callsign);
+    const racingCa = Object.create(ca) as CertificateAuthority;
+    racingCa.issueMemberCertificate = async (options) => {
+      const issued = await ca.issueMemberCertificate(options);
       await revokeMember(database.db, certificates, {
         callsign: 'Race5',
         actor: 'test',
@@ -260,15 +262,20 @@ describe.each(testEngines())('TAK settings packages on $name', (engine) => {
       });
       return issued;
     };
-    const builder = new TakPackageBuilder(
+    const racing = new CertificateService(
       database.db,
-      racing,
-      takPackageConfig(config),
-      () => new Date(),
+      racingCa,
+      {
+        validityDays: config.certificateValidityDays,
+        keyAlgorithm: config.keyAlgorithm,
+        crlValidityDays: config.crlValidityDays,
+      },
+      { members: new Membership(database.db) },
     );
-    await expect(builder.build('Race5', { actor: 'Race5', clientAddress: null })).rejects.toThrow(
-      ForbiddenError,
-    );
+    const builder = new TakPackageService(racing, takPackageConfig(config));
+    await expect(
+      builder.build('Race5', { callsign: 'Race5', clientAddress: null }),
+    ).rejects.toThrow(ForbiddenError);
     expect(await takCertificates('Race5')).toHaveLength(0);
   });
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODE_ALPHABET } from '@callsign/contract';
 import { loadConfig } from '../src/config.js';
-import { openPortal, type Portal } from '../src/context.js';
+import { openPortal, type Portal } from '../src/portal.js';
 import { hashCode } from '../src/modules/auth/codes.js';
 import { listAuditEvents } from '../src/modules/audit/repository.js';
 import { isLoginCodeUsable } from '../src/modules/auth/login-code-repository.js';
@@ -138,8 +138,16 @@ describe('revoke', () => {
         roles: [],
         at: Date.now(),
       });
-      const a = await portal.certificates.issueMemberCertificate('Viper7');
-      const b = await portal.certificates.issueMemberCertificate('Viper7');
+      const issue = () =>
+        portal.certificates.issueForMember({
+          callsign: 'Viper7',
+          purpose: 'member',
+          key: { generate: portal.certificates.memberKeyAlgorithm },
+          actor: { callsign: 'test', clientAddress: null },
+          audit: { action: 'test.issue-key' },
+        });
+      const a = await issue();
+      const b = await issue();
       return [a.serial, b.serial];
     });
     const result = await cli(['revoke', 'viper7']);

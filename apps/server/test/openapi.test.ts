@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { apiPaths } from '@callsign/contract';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { openPortal } from '../src/context.js';
+import { openPortal } from '../src/portal.js';
 
 // The OpenAPI document is generated from the contract's zod schemas and committed
 // (apps/server/openapi.json), so that every change to the API shows up in review.

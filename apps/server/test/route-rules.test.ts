@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { openPortal, type Portal } from '../src/context.js';
+import { openPortal, type Portal } from '../src/portal.js';
 
 // What every route gets from being declared (issue 13): the portal refuses to start with an
 // /api route that declares no access or no 200 response schema, and the request log writes the

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { openPortal, type Portal } from '../src/context.js';
+import { openPortal, type Portal } from '../src/portal.js';
 
 const APP_JS = 'console.log("app");';
 

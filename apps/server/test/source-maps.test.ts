@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { openPortal, type Portal } from '../src/context.js';
+import { openPortal, type Portal } from '../src/portal.js';
 import { run } from './support/processes.js';
 
 const WEB_APP = fileURLToPath(new URL('../../web/', import.meta.url));

@@ -182,6 +182,7 @@ describe('tak-check against a stand-in for TAK Server', () => {
       .execute();
     expect(actions).toEqual([
       { action: 'tak-check.member', actor: 'cli', outcome: 'success' },
+      { action: 'tak-check.certificate', actor: 'cli', outcome: 'success' },
       { action: 'member.revoke', actor: 'cli', outcome: 'success' },
       { action: 'tak-check', actor: 'cli', outcome: 'failure' },
     ]);

@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { once } from 'node:events';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CertificateAuthority, type IssuedCertificate } from './authority.js';
 import { CA_FILES } from './ca-files.js';
+import { UnsupportedPublicKeyError } from './key-pair.js';
 import { makeTempDir, openssl, removeTempDir, runOpenssl } from './openssl-cli.testing.js';
 import { normalizeSerial } from './serial.js';
 
@@ -343,6 +344,38 @@ describe('member certificates', () => {
     expect(await publicKeyOfPrivateKey(ec.privateKeyPem)).toBe(
       await publicKeyOfCertificate(ec.certificatePem),
     );
+  });
+
+  it('sign a key made elsewhere (a CSR’s) with the same profile, and refuse a weak one', async () => {
+    const ecKey = generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).publicKey;
+    const ec = await ca.signMemberCertificate({
+      callsign: 'Device3',
+      validityDays: 30,
+      publicKey: ecKey,
+    });
+    expect(ec).not.toHaveProperty('privateKeyPem');
+    const ecText = await certificateText(ec.certificatePem);
+    expect(ecText).toContain('Subject: CN = Device3\n');
+    expect(ecText).toContain('NIST CURVE: P-384');
+    expect(ecText).toMatch(/Key Usage: critical\s+Digital Signature\n/);
+    expect(ecText).toContain('TLS Web Client Authentication');
+    expect((await verify(ec.certificatePem, '-purpose', 'sslclient')).output).toContain(': OK');
+    expect(new X509Certificate(ec.certificatePem).publicKey.equals(ecKey)).toBe(true);
+
+    const rsaKey = generateKeyPairSync('rsa', { modulusLength: 3072 }).publicKey;
+    const signed = await ca.signMemberCertificate({
+      callsign: 'Device4',
+      validityDays: 30,
+      publicKey: rsaKey,
+    });
+    expect(await certificateText(signed.certificatePem)).toMatch(
+      /Key Usage: critical\s+Digital Signature, Key Encipherment\n/,
+    );
+
+    const weak = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey;
+    await expect(
+      ca.signMemberCertificate({ callsign: 'Device5', validityDays: 30, publicKey: weak }),
+    ).rejects.toThrow(UnsupportedPublicKeyError);
   });
 
   it('never outlive the issuing CA', async () => {

@@ -1,9 +1,15 @@
-import { webcrypto } from 'node:crypto';
+import { webcrypto, type KeyObject } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { CaDirectoryError, caFilePath, readCaFiles, writeCaFiles } from './ca-files.js';
 import { signCrl, type EncodedCrl, type RevokedCertificate } from './crl.js';
 import { createCaMaterial } from './hierarchy.js';
-import { createKeyPair, privateKeyToPkcs8Pem, type KeyAlgorithm } from './key-pair.js';
+import {
+  acceptedPublicKeyType,
+  createKeyPair,
+  privateKeyToPkcs8Pem,
+  type KeyAlgorithm,
+  type PublicKeyType,
+} from './key-pair.js';
 import { respondOcsp, type OcspLookup } from './ocsp.js';
 import { encodePem } from './pem.js';
 import { normalizeSerial, randomSerial } from './serial.js';
@@ -19,17 +25,22 @@ import {
 // This module passes its WebCrypto explicitly; the default serves other users of @peculiar/x509.
 x509.cryptoProvider.set(webcrypto);
 
-export interface IssuedCertificate {
+/** A certificate signed for a key made elsewhere (a device's): no private key here. */
+export interface SignedCertificate {
   /** Lowercase hex, as `normalizeSerial` gives it. */
   readonly serial: string;
   readonly commonName: string;
   readonly notBefore: Date;
   readonly notAfter: Date;
   readonly certificatePem: string;
-  /** PKCS#8, unencrypted: held in memory only, for the PKCS#12 that carries it away. */
-  readonly privateKeyPem: string;
   /** Issuing CA, then root CA. */
   readonly chainPem: string[];
+}
+
+/** A certificate with the key pair made for it here. */
+export interface IssuedCertificate extends SignedCertificate {
+  /** PKCS#8, unencrypted: held in memory only, for the PKCS#12 that carries it away. */
+  readonly privateKeyPem: string;
 }
 
 export interface CertificateAuthorityOptions {
@@ -112,8 +123,27 @@ export class CertificateAuthority {
     validityDays: number;
     keyAlgorithm?: KeyAlgorithm;
   }): Promise<IssuedCertificate> {
-    const keyAlgorithm = options.keyAlgorithm ?? 'rsa-2048';
-    return this.issue(options.callsign, options.validityDays, { purpose: 'client', keyAlgorithm });
+    return this.issue(options.callsign, options.validityDays, 'client', {
+      keyAlgorithm: options.keyAlgorithm ?? 'rsa-2048',
+    });
+  }
+
+  /**
+   * A client certificate for a member's key made elsewhere (the public key of a device's CSR):
+   * the same profile as `issueMemberCertificate`. Throws UnsupportedPublicKeyError for a key
+   * this CA does not sign (`acceptedPublicKeyType`).
+   */
+  async signMemberCertificate(options: {
+    callsign: string;
+    validityDays: number;
+    publicKey: KeyObject;
+  }): Promise<SignedCertificate> {
+    const keyType = acceptedPublicKeyType(options.publicKey);
+    const publicKeyDer = options.publicKey.export({ type: 'spki', format: 'der' });
+    return this.sign(options.callsign, options.validityDays, publicKeyDer, {
+      purpose: 'client',
+      keyType,
+    });
   }
 
   /** A TLS server certificate: CN = the first name, every name in subjectAltName, serverAuth. */
@@ -128,8 +158,7 @@ export class CertificateAuthority {
     if (commonName === undefined) {
       throw new TypeError('a server certificate needs at least one DNS name or IP address');
     }
-    return this.issue(commonName, options.validityDays ?? DEFAULT_SERVER_VALIDITY_DAYS, {
-      purpose: 'server',
+    return this.issue(commonName, options.validityDays ?? DEFAULT_SERVER_VALIDITY_DAYS, 'server', {
       keyAlgorithm: options.keyAlgorithm ?? 'rsa-2048',
       subjectAltNames: [
         ...dnsNames.map((value) => ({ type: 'dns' as const, value })),
@@ -153,18 +182,31 @@ export class CertificateAuthority {
     return respondOcsp(this.issuing, requestDer, lookup, this.now());
   }
 
+  /** A leaf with a key pair made here: the key is generated only once the request is sound. */
   private async issue(
     commonName: string,
     validityDays: number,
-    profile: LeafProfile,
+    purpose: LeafProfile['purpose'],
+    key: { keyAlgorithm: KeyAlgorithm; subjectAltNames?: LeafProfile['subjectAltNames'] },
   ): Promise<IssuedCertificate> {
-    if (commonName.length === 0 || commonName.length > 64 || /\p{Cc}/u.test(commonName)) {
-      throw new TypeError(`not a usable common name: ${JSON.stringify(commonName)}`);
-    }
-    if (!Number.isInteger(validityDays) || validityDays < 1) {
-      throw new RangeError(`validityDays must be a positive whole number, not ${validityDays}`);
-    }
-    const keyPair = await createKeyPair(profile.keyAlgorithm);
+    checkLeafRequest(commonName, validityDays);
+    const keyPair = await createKeyPair(key.keyAlgorithm);
+    const signed = await this.sign(commonName, validityDays, keyPair.publicKeyDer, {
+      purpose,
+      keyType: keyTypeOf(key.keyAlgorithm),
+      ...(key.subjectAltNames === undefined ? {} : { subjectAltNames: key.subjectAltNames }),
+    });
+    return { ...signed, privateKeyPem: privateKeyToPkcs8Pem(keyPair.privateKey) };
+  }
+
+  /** Signs a leaf for the public key `publicKeyDer` (SubjectPublicKeyInfo, DER). */
+  private async sign(
+    commonName: string,
+    validityDays: number,
+    publicKeyDer: Buffer,
+    profile: LeafProfile,
+  ): Promise<SignedCertificate> {
+    checkLeafRequest(commonName, validityDays);
     const now = this.now().getTime();
     const issuer = this.issuing.certificate;
     const certificate = await x509.X509CertificateGenerator.create(
@@ -175,12 +217,12 @@ export class CertificateAuthority {
         notBefore: new Date(now - BACKDATE_MS),
         // A certificate cannot usefully outlive its issuer.
         notAfter: new Date(Math.min(now + validityDays * DAY_MS, issuer.notAfter.getTime())),
-        publicKey: keyPair.publicKeyDer,
+        publicKey: publicKeyDer,
         signingKey: this.issuing.privateKey,
         signingAlgorithm: this.issuing.signingAlgorithm,
         extensions: await leafExtensions(
           profile,
-          keyPair.publicKeyDer,
+          publicKeyDer,
           issuer,
           this.urls,
           this.issuing.crypto,
@@ -194,10 +236,22 @@ export class CertificateAuthority {
       notBefore: certificate.notBefore,
       notAfter: certificate.notAfter,
       certificatePem: encodePem('CERTIFICATE', certificate.rawData),
-      privateKeyPem: privateKeyToPkcs8Pem(keyPair.privateKey),
       chainPem: [this.issuingCertificatePem, this.rootCertificatePem],
     };
   }
+}
+
+function checkLeafRequest(commonName: string, validityDays: number): void {
+  if (commonName.length === 0 || commonName.length > 64 || /\p{Cc}/u.test(commonName)) {
+    throw new TypeError(`not a usable common name: ${JSON.stringify(commonName)}`);
+  }
+  if (!Number.isInteger(validityDays) || validityDays < 1) {
+    throw new RangeError(`validityDays must be a positive whole number, not ${validityDays}`);
+  }
+}
+
+function keyTypeOf(algorithm: KeyAlgorithm): PublicKeyType {
+  return algorithm === 'ecdsa-p256' ? 'ec' : 'rsa';
 }
 
 function parseBaseUrl(value: string): URL {

@@ -3,6 +3,9 @@ import { promisify } from 'node:util';
 
 export type KeyAlgorithm = 'rsa-2048' | 'ecdsa-p256';
 
+/** What a certificate's key usage depends on: RSA keys also encipher, EC keys only sign. */
+export type PublicKeyType = 'rsa' | 'ec';
+
 /** The CA's own keys; members and servers get a `KeyAlgorithm`. */
 export type CaKeyAlgorithm = 'rsa-3072' | 'rsa-4096';
 
@@ -33,6 +36,37 @@ function rsaModulusLength(algorithm: 'rsa-2048' | CaKeyAlgorithm): number {
     case 'rsa-4096':
       return 4096;
   }
+}
+
+export class UnsupportedPublicKeyError extends Error {
+  override readonly name = 'UnsupportedPublicKeyError';
+}
+
+const EC_CURVES: readonly string[] = ['prime256v1', 'secp384r1'];
+
+/**
+ * The type of a key made elsewhere (a device's, from its CSR), when this CA signs such keys:
+ * RSA of at least 2048 bits, or EC on P-256 or P-384 (product.md §9). Anything else throws.
+ */
+export function acceptedPublicKeyType(publicKey: KeyObject): PublicKeyType {
+  if (publicKey.type !== 'public') {
+    throw new UnsupportedPublicKeyError(`a ${publicKey.type} key is not a public key`);
+  }
+  const details = publicKey.asymmetricKeyDetails ?? {};
+  const type = publicKey.asymmetricKeyType;
+  if (type === 'rsa') {
+    if ((details.modulusLength ?? 0) >= 2048) return 'rsa';
+    throw new UnsupportedPublicKeyError(
+      `an RSA key of ${details.modulusLength ?? 0} bits is too short (at least 2048)`,
+    );
+  }
+  if (type === 'ec') {
+    if (EC_CURVES.includes(details.namedCurve ?? '')) return 'ec';
+    throw new UnsupportedPublicKeyError(
+      `the EC curve ${details.namedCurve ?? '(unnamed)'} is not accepted (P-256 or P-384)`,
+    );
+  }
+  throw new UnsupportedPublicKeyError(`a ${type ?? 'typeless'} key is not accepted (RSA or EC)`);
 }
 
 /** Unencrypted PKCS#8 PEM, for a key that only ever lives in memory. */

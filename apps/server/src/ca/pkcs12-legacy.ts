@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import forge from 'node-forge';
 
 /**
@@ -46,7 +47,12 @@ type Asn1 = forge.asn1.Asn1;
 // forge types every tag number as a universal type: NONE is 0, used here for the tag [0].
 const TAG_0 = T.NONE;
 
-export function buildLegacyPfx(input: LegacyPfxInput): Buffer {
+/**
+ * The key derivation of this format is 2,048 rounds of SHA-1 in JavaScript, five times per
+ * keystore (about 18 ms on the event loop in all, bench/RESULTS.md "Isolation"): the builder
+ * yields to the event loop after each one, so that other requests are answered in between.
+ */
+export async function buildLegacyPfx(input: LegacyPfxInput): Promise<Buffer> {
   const { password } = input;
   const certificateBags = input.certificates.map((certificate) =>
     safeBag(
@@ -55,9 +61,9 @@ export function buildLegacyPfx(input: LegacyPfxInput): Buffer {
       certificate.attributes,
     ),
   );
-  const contents: Asn1[] = [encryptedContentInfo(sequence(certificateBags), password)];
+  const contents: Asn1[] = [await encryptedContentInfo(sequence(certificateBags), password)];
   if (input.key) {
-    const { algorithm, ciphertext } = pbeEncrypt(input.key.pkcs8Der, password);
+    const { algorithm, ciphertext } = await pbeEncrypt(input.key.pkcs8Der, password);
     const shroudedKey = sequence([algorithm, octets(ciphertext)]);
     const keyBag = safeBag(OID.pkcs8ShroudedKeyBag, shroudedKey, input.key.attributes);
     contents.push(dataContentInfo(sequence([keyBag])));
@@ -66,16 +72,31 @@ export function buildLegacyPfx(input: LegacyPfxInput): Buffer {
   const pfx = sequence([
     integer(3),
     sequence([oid(OID.data), explicit0(octets(authenticatedSafe))]),
-    macData(authenticatedSafe, password),
+    await macData(authenticatedSafe, password),
   ]);
   return der(pfx);
 }
 
+/** A PKCS#12 key derivation (appendix B), then a turn of the event loop for everyone else. */
+async function deriveKey(
+  password: string,
+  salt: Buffer,
+  id: 1 | 2 | 3,
+  length: number,
+): Promise<forge.util.ByteStringBuffer> {
+  const key = forge.pkcs12.generateKey(password, byteBuffer(salt), id, ITERATIONS, length);
+  await yieldToEventLoop();
+  return key;
+}
+
 /** PKCS#12 appendix B key derivation (BMPString password), then 3DES-CBC. */
-function pbeEncrypt(plaintext: Buffer, password: string): { algorithm: Asn1; ciphertext: Buffer } {
+async function pbeEncrypt(
+  plaintext: Buffer,
+  password: string,
+): Promise<{ algorithm: Asn1; ciphertext: Buffer }> {
   const salt = randomBytes(SALT_BYTES);
-  const key = forge.pkcs12.generateKey(password, byteBuffer(salt), 1, ITERATIONS, 24);
-  const iv = forge.pkcs12.generateKey(password, byteBuffer(salt), 2, ITERATIONS, 8);
+  const key = await deriveKey(password, salt, 1, 24);
+  const iv = await deriveKey(password, salt, 2, 8);
   const cipher = forge.cipher.createCipher('3DES-CBC', key);
   cipher.start({ iv });
   cipher.update(byteBuffer(plaintext));
@@ -87,9 +108,9 @@ function pbeEncrypt(plaintext: Buffer, password: string): { algorithm: Asn1; cip
   return { algorithm, ciphertext: Buffer.from(cipher.output.getBytes(), 'binary') };
 }
 
-function macData(authenticatedSafe: Buffer, password: string): Asn1 {
+async function macData(authenticatedSafe: Buffer, password: string): Promise<Asn1> {
   const salt = randomBytes(SALT_BYTES);
-  const key = forge.pkcs12.generateKey(password, byteBuffer(salt), 3, ITERATIONS, 20);
+  const key = await deriveKey(password, salt, 3, 20);
   const hmac = forge.hmac.create();
   hmac.start('sha1', key);
   hmac.update(authenticatedSafe.toString('binary'));
@@ -101,8 +122,8 @@ function macData(authenticatedSafe: Buffer, password: string): Asn1 {
   ]);
 }
 
-function encryptedContentInfo(safeContents: Asn1, password: string): Asn1 {
-  const { algorithm, ciphertext } = pbeEncrypt(der(safeContents), password);
+async function encryptedContentInfo(safeContents: Asn1, password: string): Promise<Asn1> {
+  const { algorithm, ciphertext } = await pbeEncrypt(der(safeContents), password);
   const encryptedData = sequence([
     integer(0),
     sequence([

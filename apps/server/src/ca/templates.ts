@@ -1,7 +1,7 @@
 import type { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { caPaths } from '@callsign/contract';
-import type { KeyAlgorithm } from './key-pair.js';
+import type { PublicKeyType } from './key-pair.js';
 
 /** Devices with a slightly slow clock still accept a certificate issued a moment ago. */
 export const BACKDATE_MS = 5 * 60_000;
@@ -54,7 +54,7 @@ export async function issuingCaExtensions(
 
 export interface LeafProfile {
   readonly purpose: 'client' | 'server';
-  readonly keyAlgorithm: KeyAlgorithm;
+  readonly keyType: PublicKeyType;
   readonly subjectAltNames?: x509.JsonGeneralNames;
 }
 
@@ -67,7 +67,7 @@ export async function leafExtensions(
 ): Promise<x509.Extension[]> {
   // keyEncipherment only means something for RSA key transport.
   const keyUsage =
-    profile.keyAlgorithm === 'ecdsa-p256'
+    profile.keyType === 'ec'
       ? new x509.KeyUsagesExtension(digitalSignature, true)
       : new x509.KeyUsagesExtension(digitalSignature | keyEncipherment, true);
   const extensions: x509.Extension[] = [

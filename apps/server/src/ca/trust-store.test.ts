@@ -25,7 +25,7 @@ async function writeStore(certificatesPem: string[], password = 'public'): Promi
   const file = path.join(tmp, `store-${storeCount}.p12`);
   await fs.writeFile(
     file,
-    buildTrustStorePkcs12({ certificatesPem, password, friendlyNamePrefix: 'portal-ca' }),
+    await buildTrustStorePkcs12({ certificatesPem, password, friendlyNamePrefix: 'portal-ca' }),
   );
   return file;
 }

@@ -3,13 +3,14 @@ import { buildLegacyPfx } from './pkcs12-legacy.js';
 
 /**
  * The TAK truststore: certificates only, no key, in the legacy 3DES/SHA-1 form ATAK requires.
- * Each certificate is named `{friendlyNamePrefix}-{n}` (n from 1, in the given order).
+ * Each certificate is named `{friendlyNamePrefix}-{n}` (n from 1, in the given order). Bad input
+ * throws at once; the packing itself is asynchronous (it yields to the event loop).
  */
 export function buildTrustStorePkcs12(options: {
   certificatesPem: string[];
   password: string;
   friendlyNamePrefix: string;
-}): Buffer {
+}): Promise<Buffer> {
   const certificates = options.certificatesPem.flatMap((pem) =>
     decodePemBlocks(pem, 'CERTIFICATE'),
   );

@@ -1,4 +1,4 @@
-import type { Portal } from '../context.js';
+import type { Portal } from '../portal.js';
 
 /** What every module's routes are built with. */
 export interface RouteContext {

@@ -1,8 +1,13 @@
 import { X509Certificate } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { CertificateService } from '../modules/certificates/service.js';
+import type { IssuedCertificate } from '../ca/authority.js';
 import type { TlsCredentials } from './dual-face-server.js';
+
+/** Issues (and records) a server certificate from the portal's CA: the certificates service. */
+export interface ServerCertificateIssuer {
+  issueServerCertificate(dnsNames: string[]): Promise<IssuedCertificate>;
+}
 
 const RENEW_BEFORE_MS = 30 * 24 * 60 * 60 * 1000;
 const CERT_FILE = 'server.crt.pem';
@@ -47,7 +52,7 @@ async function writeAtomically(file: string, content: string, mode: number): Pro
  */
 export async function loadServerCredentials(
   options: ServerCredentialOptions,
-  certificates: CertificateService,
+  certificates: ServerCertificateIssuer,
   now: Date = new Date(),
 ): Promise<TlsCredentials & { issued: boolean }> {
   if (options.certFile !== undefined && options.keyFile !== undefined) {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { openPortal } from '../../src/context.js';
+import { openPortal } from '../../src/portal.js';
 import type { ApiRoute } from '../../src/modules/auth/access.js';
 
 /**

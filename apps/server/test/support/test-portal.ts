@@ -30,6 +30,7 @@ export interface TestPortal extends RunningPortal {
   ): Promise<RunResult & { status: number; body: string }>;
   /** An active member with a freshly issued certificate, packed as a legacy .pfx file. */
   addMember(callsign: string, options?: { roles?: 'admin'[] }): Promise<MemberKey>;
+  /** Another key of an active member, issued as a download would (and counted alike). */
   issueKey(callsign: string): Promise<MemberKey>;
   /** Someone who enrolled with a new invite code and waits for approval; their enrollment JWT. */
   addPendingEnrollee(callsign: string, inviteCode: string): Promise<string>;
@@ -78,9 +79,15 @@ export async function startTestPortal(options: StartTestPortalOptions = {}): Pro
   let stopped = false;
 
   const issueKey = async (callsign: string): Promise<MemberKey> => {
-    const { certificates, database } = running.portal;
-    const { issued, pfx } = await certificates.mintMemberKeystore(callsign, 'legacy');
-    await certificates.record(database.db, issued, callsign, 'member');
+    const { certificates } = running.portal;
+    const issued = await certificates.issueForMember({
+      callsign,
+      purpose: 'member',
+      key: { generate: certificates.memberKeyAlgorithm },
+      actor: { callsign: 'test', clientAddress: null },
+      audit: { action: 'test.issue-key' },
+    });
+    const pfx = await certificates.packKeystore(issued, 'legacy');
     const pfxFile = path.join(workDir, `${callsign}-${issued.serial}.pfx`);
     await writeFile(pfxFile, pfx, { mode: 0o600 });
     return {

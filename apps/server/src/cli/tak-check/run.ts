@@ -1,6 +1,6 @@
 import type { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { Portal } from '../../context.js';
+import type { Portal } from '../../portal.js';
 import { appendAuditEvent } from '../../modules/audit/repository.js';
 import { truststoreCertificates } from '../../tak/truststore.js';
 import { probeTcp, probeTls, type TlsProbeOptions, type TlsProbeResult } from './tls-probe.js';

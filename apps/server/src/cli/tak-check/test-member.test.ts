@@ -1,9 +1,9 @@
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../config.js';
-import { openPortal, type Portal } from '../../context.js';
+import { openPortal, type Portal } from '../../portal.js';
 import { findMemberByCallsign } from '../../modules/people/repository.js';
 import {
   createTestMember,
@@ -38,6 +38,7 @@ describe('the tak-check test member', () => {
       .selectFrom('audit_events')
       .select(['actor', 'action', 'outcome', 'detail'])
       .where('target', '=', member.callsign)
+      .orderBy('id')
       .execute();
     expect(audit).toEqual([
       {
@@ -45,6 +46,12 @@ describe('the tak-check test member', () => {
         action: 'tak-check.member',
         outcome: 'success',
         detail: JSON.stringify({ takHost: 'tak.example.org', takPort: 8089 }),
+      },
+      {
+        actor: 'cli',
+        action: 'tak-check.certificate',
+        outcome: 'success',
+        detail: JSON.stringify({ serial: member.issued.serial }),
       },
     ]);
     await expect(createTestMember(portal, T, TARGET)).rejects.toThrow('exists already');
@@ -57,7 +64,7 @@ describe('the tak-check test member', () => {
   it('is revoked at once when its certificate cannot be issued', async () => {
     const failing = Object.create(portal) as Portal;
     failing.certificates = Object.create(portal.certificates) as Portal['certificates'];
-    failing.certificates.issueMemberCertificate = () => Promise.reject(new Error('CA offline'));
+    vi.spyOn(failing.certificates, 'issueForMember').mockRejectedValue(new Error('CA offline'));
     const at = new Date(T.getTime() + 1000);
     await expect(createTestMember(failing, at, TARGET)).rejects.toThrow('CA offline');
     expect((await findMemberByCallsign(portal.database.db, 'TakCheck20260124123001'))?.status).toBe(

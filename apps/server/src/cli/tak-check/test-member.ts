@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { IssuedCertificate } from '../../ca/authority.js';
 import { normalizeSerial } from '../../ca/serial.js';
-import type { Portal } from '../../context.js';
+import type { Portal } from '../../portal.js';
 import { appendAuditEvent } from '../../modules/audit/repository.js';
 import { findCertificateBySerial } from '../../modules/certificates/repository.js';
 import { insertMember } from '../../modules/people/repository.js';
@@ -53,8 +53,13 @@ export async function createTestMember(
     });
   });
   try {
-    // MERGE: switch to CertificateService.issueForMember, the one issuing entry point.
-    const issued = await portal.certificates.issueMemberCertificate(callsign, 'tak');
+    const issued = await portal.certificates.issueForMember({
+      callsign,
+      purpose: 'tak',
+      key: { generate: portal.config.keyAlgorithm },
+      actor: { callsign: 'cli', clientAddress: null },
+      audit: { action: 'tak-check.certificate' },
+    });
     return { callsign, issued };
   } catch (error) {
     await retireTestMember(portal, callsign);

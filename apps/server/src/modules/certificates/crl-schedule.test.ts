@@ -4,6 +4,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { CertificateAuthority } from '../../ca/authority.js';
 import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
 import { recordIssuedCertificate, revokeCertificate } from './repository.js';
+import { Membership } from '../people/membership.js';
 import { CertificateService, crlResignIntervalMs } from './service.js';
 
 const HOUR = 3_600_000;
@@ -32,7 +33,7 @@ describeWithMigratedDatabase('the CRL schedule (product.md §5)', (database) => 
       database.handle.db,
       ca,
       { validityDays: 30, keyAlgorithm: 'ecdsa-p256', crlValidityDays },
-      () => new Date(clock.now),
+      { members: new Membership(database.handle.db), now: () => new Date(clock.now) },
     );
     return { service, clock };
   }

@@ -45,6 +45,29 @@ export async function recordIssuedCertificate(
     .execute();
 }
 
+/**
+ * When the member's certificates issued after `since` were issued (any purpose but `server`,
+ * revoked or not), newest first, at most `limit` of them: enough to tell whether an hourly limit
+ * of `limit` is reached and when the oldest of them leaves the window.
+ */
+export async function recentIssuanceTimes(
+  executor: Executor,
+  callsign: string,
+  since: number,
+  limit: number,
+): Promise<number[]> {
+  const rows = await executor
+    .selectFrom('issued_certificates')
+    .select('issued_at')
+    .where((eb) => eb(eb.fn('lower', ['callsign']), '=', eb.fn('lower', [eb.val(callsign)])))
+    .where('purpose', '!=', 'server')
+    .where('issued_at', '>', since)
+    .orderBy('issued_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.issued_at);
+}
+
 export async function findCertificateBySerial(
   executor: Executor,
   serial: string,

@@ -1,18 +1,24 @@
 import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
-import { buildPkcs12 } from '../../ca/pkcs12.js';
-import type { KeyFormat } from '@callsign/contract';
+import { buildPkcs12, type Pkcs12Format } from '../../ca/pkcs12.js';
 import type { KeyAlgorithm } from '../../config.js';
-import type { CertificatePurpose, Database } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { Kysely } from 'kysely';
+import { ignoredCertificateMetrics, type CertificateMetrics } from '../../metrics/portal-metrics.js';
 import type { CertificateLookup } from '../../tls/client-certificate.js';
 import { appendAuditEvent } from '../audit/repository.js';
 import type { Actor } from '../auth/actor.js';
 import {
-  ignoredCertificateMetrics,
-  type CertificateMetrics,
-} from '../../metrics/portal-metrics.js';
+  MemberIssuer,
+  type DeviceKey,
+  type GeneratedKey,
+  type MemberCertificate,
+  type MemberIssueRequest,
+  type MemberKeyPair,
+  type MemberRegistry,
+} from './member-issuance.js';
+import { defaultConcurrentMints, MintingSlots } from './minting-limits.js';
 import {
   findCertificateBySerial,
   listRevokedCertificates,
@@ -55,6 +61,20 @@ function sameStamp(a: RevocationStamp, b: RevocationStamp): boolean {
   return a.revokedCount === b.revokedCount && a.lastRevokedAt === b.lastRevokedAt;
 }
 
+export interface CertificateServiceOptions {
+  /** Who is an active member, and the membership lock (the people module's `Membership`). */
+  members: MemberRegistry;
+  /** New certificates per member in a rolling hour (`PORTAL_KEYS_PER_HOUR`; default 10). */
+  keysPerHour?: number;
+  /** The slots of key generation and packing (default: `defaultConcurrentMints()` of them). */
+  mintingSlots?: MintingSlots;
+  /** How long a refused mint (429) is held before it is answered (default 1 s). */
+  refusalPauseMs?: number;
+  now?: () => Date;
+  /** Where issued and revoked certificates and key generations are counted (Prometheus). */
+  metrics?: CertificateMetrics;
+}
+
 /**
  * Issues member certificates and keeps the record of every one (product.md §5), revokes them,
  * and keeps the published CRL in step with the record, whichever process revoked.
@@ -62,96 +82,74 @@ function sameStamp(a: RevocationStamp, b: RevocationStamp): boolean {
 export class CertificateService {
   private crl: { stamp: RevocationStamp; signedAt: number; value: Crl } | undefined;
   private crlInFlight: Promise<Crl> | undefined;
+  private readonly now: () => Date;
+  private readonly mintingSlots: MintingSlots;
+  private readonly memberIssuer: MemberIssuer;
+  private readonly metrics: CertificateMetrics;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly ca: CertificateAuthority,
     private readonly policy: CertificatePolicy,
-    private readonly now: () => Date = () => new Date(),
-    /** Where issued and revoked certificates and key generations are counted (Prometheus). */
-    private readonly metrics: CertificateMetrics = ignoredCertificateMetrics,
-  ) {}
+    options: CertificateServiceOptions,
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.mintingSlots = options.mintingSlots ?? new MintingSlots(defaultConcurrentMints());
+    this.metrics = options.metrics ?? ignoredCertificateMetrics;
+    this.memberIssuer = new MemberIssuer(
+      db,
+      ca,
+      options.members,
+      policy.validityDays,
+      {
+        keysPerHour: options.keysPerHour ?? 10,
+        slots: this.mintingSlots,
+        refusalPauseMs: options.refusalPauseMs ?? 1000,
+      },
+      this.now,
+      this.metrics,
+    );
+  }
 
   get chainPem(): string {
     return this.ca.chainPem;
   }
 
+  /** The configured algorithm of keys made here (`PORTAL_KEY_ALGORITHM`). */
+  get memberKeyAlgorithm(): KeyAlgorithm {
+    return this.policy.keyAlgorithm;
+  }
+
   /**
-   * Mints a fresh key pair and certificate for `callsign` without recording it: key generation is
-   * slow, so callers do it before their transaction and `record` it inside. The private key is
-   * returned to the caller to package and is never stored.
+   * Issues a member a certificate, the one way to do so (member-issuance.ts): checks that they
+   * are active and within their limits, mints, and records and audits in one transaction under
+   * the membership lock. With `{ generate }` the key pair is made here and its private key comes
+   * back for the caller to pack (`packKeystore`) and forget; with `{ publicKey }` (a device's
+   * CSR) only the certificate does. 403 for a member who is not active, 429 past a limit, 400
+   * for a device key this CA does not sign.
    */
-  async mintMemberCertificate(callsign: string): Promise<IssuedCertificate> {
-    return this.generatingKey(() =>
-      this.ca.issueMemberCertificate({
-        callsign,
-        validityDays: this.policy.validityDays,
-        keyAlgorithm: this.policy.keyAlgorithm,
+  issueForMember(request: MemberIssueRequest<GeneratedKey>): Promise<MemberKeyPair>;
+  issueForMember(request: MemberIssueRequest<DeviceKey>): Promise<MemberCertificate>;
+  issueForMember(request: MemberIssueRequest): Promise<MemberCertificate | MemberKeyPair> {
+    return this.memberIssuer.issue(request);
+  }
+
+  /**
+   * A member's keystore (product.md §5): password and friendly name are the callsign as the
+   * record has it, the CA chain included. Packing shares the minting slots: with EC keys it is
+   * the larger part of the work.
+   */
+  packKeystore(keyPair: MemberKeyPair, format: Pkcs12Format): Promise<Buffer> {
+    return this.mintingSlots.run(() =>
+      buildPkcs12({
+        privateKeyPem: keyPair.privateKeyPem,
+        certificatePem: keyPair.certificatePem,
+        chainPem: keyPair.chainPem,
+        password: keyPair.callsign,
+        friendlyName: keyPair.callsign,
+        format,
       }),
     );
-  }
-
-  /** Runs a key generation, counted in flight while it runs. */
-  private async generatingKey<T>(generate: () => Promise<T>): Promise<T> {
-    this.metrics.mintStarted();
-    try {
-      return await generate();
-    } finally {
-      this.metrics.mintEnded();
-    }
-  }
-
-  /**
-   * A fresh certificate for a member packed as their keystore (product.md §5): password and
-   * friendly name are the callsign as the member's record has it, the CA chain included. Not
-   * recorded: callers record it with `recordMemberIssuance` once they know it may be handed out.
-   */
-  async mintMemberKeystore(
-    callsign: string,
-    format: KeyFormat,
-  ): Promise<{ issued: IssuedCertificate; pfx: Buffer }> {
-    const issued = await this.mintMemberCertificate(callsign);
-    const pfx = await buildPkcs12({
-      privateKeyPem: issued.privateKeyPem,
-      certificatePem: issued.certificatePem,
-      chainPem: issued.chainPem,
-      password: callsign,
-      friendlyName: callsign,
-      format,
-    });
-    return { issued, pfx };
-  }
-
-  /**
-   * Records an issued certificate, inside the caller's transaction when it passes one. It is
-   * counted as issued here, as it is recorded: a transaction rolled back afterwards (only a
-   * database failure does that today) leaves the count one ahead, which a rate shrugs off.
-   */
-  async record(
-    executor: Executor,
-    issued: IssuedCertificate,
-    callsign: string,
-    purpose: CertificatePurpose,
-  ): Promise<void> {
-    await recordIssuedCertificate(executor, {
-      serial: issued.serial,
-      callsign,
-      purpose,
-      notBefore: issued.notBefore.getTime(),
-      notAfter: issued.notAfter.getTime(),
-      issuedAt: this.now().getTime(),
-    });
-    this.metrics.certificateIssued(purpose);
-  }
-
-  /** Mints and records a member certificate in one go (CLI, tests). */
-  async issueMemberCertificate(
-    callsign: string,
-    purpose: 'member' | 'tak' = 'member',
-  ): Promise<IssuedCertificate> {
-    const issued = await this.mintMemberCertificate(callsign);
-    await this.record(this.db, issued, callsign, purpose);
-    return issued;
   }
 
   /**
@@ -162,20 +160,34 @@ export class CertificateService {
     dnsNames: string[],
     actor: Actor = { callsign: 'portal', clientAddress: null },
   ): Promise<IssuedCertificate> {
-    const issued = await this.generatingKey(() => this.ca.issueServerCertificate({ dnsNames }));
-    const name = dnsNames[0] ?? '';
+    this.metrics.mintStarted();
+    let issued: IssuedCertificate;
+    try {
+      issued = await this.ca.issueServerCertificate({ dnsNames });
+    } finally {
+      this.metrics.mintEnded();
+    }
     await this.db.transaction().execute(async (trx) => {
-      await this.record(trx, issued, name, 'server');
+      const at = this.now().getTime();
+      await recordIssuedCertificate(trx, {
+        serial: issued.serial,
+        callsign: issued.commonName,
+        purpose: 'server',
+        notBefore: issued.notBefore.getTime(),
+        notAfter: issued.notAfter.getTime(),
+        issuedAt: at,
+      });
       await appendAuditEvent(trx, {
-        at: this.now().getTime(),
+        at,
         actor: actor.callsign,
         action: 'certificate.server',
-        target: name,
+        target: issued.commonName,
         outcome: 'success',
         clientAddress: actor.clientAddress,
         detail: { serial: issued.serial, names: dnsNames },
       });
     });
+    this.metrics.certificateIssued('server');
     return issued;
   }
 
@@ -198,7 +210,11 @@ export class CertificateService {
     return this.ca.respondOcsp(requestDer, this.ocspStatus);
   }
 
-  /** Revokes every certificate of `callsign` inside the caller's transaction. */
+  /**
+   * Revokes every certificate of `callsign` inside the caller's transaction. They are counted as
+   * revoked here: a transaction rolled back afterwards (only a database failure does that today)
+   * leaves the count ahead, which a rate shrugs off.
+   */
   async revokeAllOf(executor: Executor, callsign: string, reason: string): Promise<string[]> {
     const revoked = await revokeCertificatesOf(executor, callsign, {
       at: this.now().getTime(),

@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { apiPaths, instructionsResponseSchema } from '@callsign/contract';
-import { TakPackageBuilder, takPackageConfig } from '../../tak/member-packages.js';
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
+import { TakPackageService, takPackageConfig } from '../tak/service.js';
 import { InstructionsService } from './service.js';
 
 /** GET instructions/user (valid user): the caller's TAK settings packages. */
 export function registerInstructionsRoutes(app: FastifyInstance, context: RouteContext): void {
-  const { config, database, certificates } = context.portal;
+  const { config, certificates } = context.portal;
   const instructions = new InstructionsService(
-    new TakPackageBuilder(database.db, certificates, takPackageConfig(config), context.now),
+    new TakPackageService(certificates, takPackageConfig(config)),
   );
 
   app.withTypeProvider<ZodTypeProvider>().get(

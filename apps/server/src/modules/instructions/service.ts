@@ -1,18 +1,15 @@
 import type { InstructionsResponse } from '@callsign/contract';
-import type { TakPackageBuilder } from '../../tak/member-packages.js';
 import { zipDataUrl } from '../../tak/packages.js';
 import type { Actor } from '../auth/actor.js';
+import type { TakPackageService } from '../tak/service.js';
 
 /** What a valid user gets to set up their TAK clients (product.md §4, §6). */
 export class InstructionsService {
-  constructor(private readonly packages: TakPackageBuilder) {}
+  constructor(private readonly packages: TakPackageService) {}
 
   /** Mints one certificate for the caller and returns the three zips as data URLs. */
   async forUser(actor: Actor): Promise<InstructionsResponse> {
-    const built = await this.packages.build(actor.callsign, {
-      actor: actor.callsign,
-      clientAddress: actor.clientAddress,
-    });
+    const built = await this.packages.build(actor.callsign, actor);
     return {
       files: {
         tak: built.packages.map((item) => ({

@@ -12,8 +12,7 @@ import { KeyService } from './service.js';
 
 /** GET enduserpfx/{callsign}?format=legacy|modern (valid user): the caller's own keystore. */
 export function registerKeysRoutes(app: FastifyInstance, context: RouteContext): void {
-  const { database, certificates } = context.portal;
-  const keys = new KeyService(database.db, certificates, context.now);
+  const keys = new KeyService(context.portal.certificates);
 
   app.withTypeProvider<ZodTypeProvider>().get(
     `${API_PREFIX}/enduserpfx/:callsign`,

@@ -1,8 +1,5 @@
-import type { Kysely } from 'kysely';
 import type { KeyFormat } from '@callsign/contract';
-import type { Database } from '../../db/schema.js';
 import { ForbiddenError } from '../../errors.js';
-import { recordMemberIssuance } from '../certificates/issuance.js';
 import type { CertificateService } from '../certificates/service.js';
 import type { Actor } from '../auth/actor.js';
 
@@ -18,30 +15,21 @@ export interface KeyDownload {
  * certificate; the key goes into the keystore and is forgotten.
  */
 export class KeyService {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly certificates: CertificateService,
-    private readonly now: () => Date,
-  ) {}
+  constructor(private readonly certificates: CertificateService) {}
 
   /** `actor` is a valid user; 403 when `callsign` is not theirs (in any case). */
   async download(actor: Actor, callsign: string, format: KeyFormat): Promise<KeyDownload> {
     if (callsign.toLowerCase() !== actor.callsign.toLowerCase()) {
       throw new ForbiddenError('You can only download your own key');
     }
-    const owner = actor.callsign;
-    // Key generation is the slow part: done before the transaction, which only records.
-    const { issued, pfx } = await this.certificates.mintMemberKeystore(owner, format);
-    await recordMemberIssuance(this.db, this.certificates, {
-      issued,
-      callsign: owner,
+    const issued = await this.certificates.issueForMember({
+      callsign: actor.callsign,
       purpose: 'member',
-      actor: owner,
-      action: 'key.download',
-      clientAddress: actor.clientAddress,
-      detail: { format },
-      at: this.now().getTime(),
+      key: { generate: this.certificates.memberKeyAlgorithm },
+      actor,
+      audit: { action: 'key.download', detail: { format } },
     });
-    return { callsign: owner, serial: issued.serial, pfx };
+    const pfx = await this.certificates.packKeystore(issued, format);
+    return { callsign: issued.callsign, serial: issued.serial, pfx };
   }
 }

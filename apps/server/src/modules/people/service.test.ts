@@ -9,6 +9,7 @@ import {
 } from '../../db/test-engines.testing.js';
 import { listRecentAuditEvents } from '../audit/repository.js';
 import { CertificateService } from '../certificates/service.js';
+import { Membership } from './membership.js';
 import { findMemberByCallsign, insertMember, setMemberStatus } from './repository.js';
 import { PeopleService } from './service.js';
 
@@ -22,11 +23,12 @@ async function openWithCertificates(engine: TestEngine) {
     dir: path.join(scratch.dataDir, 'ca'),
     publicBaseUrl: 'https://portal.example.org',
   });
-  const certificates = new CertificateService(handle.db, ca, {
-    validityDays: 30,
-    keyAlgorithm: 'ecdsa-p256',
-    crlValidityDays: 14,
-  });
+  const certificates = new CertificateService(
+    handle.db,
+    ca,
+    { validityDays: 30, keyAlgorithm: 'ecdsa-p256', crlValidityDays: 14 },
+    { members: new Membership(handle.db) },
+  );
   return { scratch, handle, certificates };
 }
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BRANDING_ROOT, ConfigError, loadConfig } from '../config.js';
-import { registerErrorHandler } from '../http/error-handler.js';
+import { registerErrorHandler } from './error-handler.js';
 import { registerStaticSite } from './static-site.js';
 
 describe('PORTAL_BRANDING', () => {

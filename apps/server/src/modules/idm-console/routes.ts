@@ -4,7 +4,7 @@ import { apiPaths, idmConsoleResponseSchema } from '@callsign/contract';
 import type { RouteContext } from '../route-context.js';
 
 /** GET admin/idm-console: the configured identity-management console, for admins with their key. */
-export function registerAdminConsoleRoutes(app: FastifyInstance, context: RouteContext): void {
+export function registerIdmConsoleRoutes(app: FastifyInstance, context: RouteContext): void {
   const { portal } = context;
   const api = app.withTypeProvider<ZodTypeProvider>();
 

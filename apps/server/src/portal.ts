@@ -7,6 +7,7 @@ import { PortalMetrics } from './metrics/portal-metrics.js';
 import type { MemberLookup } from './modules/auth/identity.js';
 import { TokenService } from './modules/auth/token-service.js';
 import { CertificateService } from './modules/certificates/service.js';
+import { Membership } from './modules/people/membership.js';
 import { findMemberByCallsign } from './modules/people/repository.js';
 
 /** Everything a process of the portal works with: the service and the CLI open the same. */
@@ -59,8 +60,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
       keyAlgorithm: config.keyAlgorithm,
       crlValidityDays: config.crlValidityDays,
     },
-    () => new Date(),
-    metrics,
+    { members: new Membership(database.db), keysPerHour: config.keysPerHour, metrics },
   );
   const members: MemberLookup = async (callsign) => {
     const member = await findMemberByCallsign(database.db, callsign);

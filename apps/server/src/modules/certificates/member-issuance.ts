@@ -1,0 +1,229 @@
+import type { KeyObject } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Kysely, Transaction } from 'kysely';
+import type {
+  CertificateAuthority,
+  IssuedCertificate,
+  SignedCertificate,
+} from '../../ca/authority.js';
+import {
+  acceptedPublicKeyType,
+  UnsupportedPublicKeyError,
+  type KeyAlgorithm,
+} from '../../ca/key-pair.js';
+import type { CertificatePurpose, Database } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
+import { BadRequestError, TooManyRequestsError } from '../../errors.js';
+import type { CertificateMetrics } from '../../metrics/portal-metrics.js';
+import { appendAuditEvent } from '../audit/repository.js';
+import type { Actor } from '../auth/actor.js';
+import { HourlyRefusals, MintsInFlight, type MintingSlots } from './minting-limits.js';
+import { recentIssuanceTimes, recordIssuedCertificate } from './repository.js';
+
+/** What a member's certificate is for; `server` certificates are issued elsewhere. */
+export type MemberPurpose = Exclude<CertificatePurpose, 'server'>;
+
+/** The key pair is made here, and its private key handed to the caller to pack. */
+export interface GeneratedKey {
+  generate: KeyAlgorithm;
+}
+
+/** The key pair was made elsewhere (on the member's device); only its public key is here. */
+export interface DeviceKey {
+  publicKey: KeyObject;
+}
+
+/** Where the member's public key comes from: the one difference between the two ways to issue. */
+export type KeySource = GeneratedKey | DeviceKey;
+
+/** A member's certificate as issued and recorded; `callsign` is the record's spelling (the CN). */
+export type MemberCertificate = SignedCertificate & { readonly callsign: string };
+
+/** A member's certificate with the private key made for it here (never stored). */
+export type MemberKeyPair = IssuedCertificate & { readonly callsign: string };
+
+export interface MemberIssueRequest<K extends KeySource = KeySource> {
+  /** Any case; the certificate carries the record's spelling. */
+  callsign: string;
+  purpose: MemberPurpose;
+  key: K;
+  /** Who asks (the member, an admin, or the CLI), for the audit log. */
+  actor: Actor;
+  /** The audit entry's action and what it records besides the serial. Never key material. */
+  audit: { action: string; detail?: Record<string, unknown> };
+}
+
+/**
+ * What issuing needs to know about membership; the people module provides it, so that this
+ * module need not reach into another module's tables.
+ */
+export interface MemberRegistry {
+  /** The record's spelling of an active member's callsign; 403 (ForbiddenError) otherwise. */
+  activeCallsign(callsign: string): Promise<string>;
+  /**
+   * Runs `work` in one transaction under the membership lock, after checking that the member is
+   * still active (403 otherwise): a revocation then either comes first or revokes what `work`
+   * recorded too.
+   */
+  whileActive<T>(callsign: string, work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+}
+
+/** The part of the CA that makes member certificates: the seam an HSM-backed CA or a test fills. */
+export type MemberSigner = Pick<
+  CertificateAuthority,
+  'issueMemberCertificate' | 'signMemberCertificate'
+>;
+
+export interface IssuanceLimits {
+  /** New certificates per member in any rolling hour (`PORTAL_KEYS_PER_HOUR`), on every instance. */
+  keysPerHour: number;
+  /** Key generations at once in this process; keystore packing shares the same slots. */
+  slots: MintingSlots;
+  /**
+   * How long a refused request (429) is held before it is answered: a client that retries in
+   * a loop then asks about once a second, not thousands of times (bench/RESULTS.md, Isolation).
+   */
+  refusalPauseMs: number;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The one way a member gets a certificate (product.md §5, §9, §10): the member must be active;
+ * one mint per member at a time; at most `keysPerHour` a member an hour; key generation in a
+ * bounded number of slots; then, in one transaction under the membership lock, the member is
+ * checked again, the certificate recorded and the issuance audited. Nothing is recorded when any
+ * step refuses; a refused request makes no key.
+ */
+export class MemberIssuer {
+  private readonly inFlight = new MintsInFlight();
+  private readonly refusals = new HourlyRefusals();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly signer: MemberSigner,
+    private readonly members: MemberRegistry,
+    private readonly validityDays: number,
+    private readonly limits: IssuanceLimits,
+    private readonly now: () => Date,
+    /** Counts issued certificates, key generations in flight and refused mints (Prometheus). */
+    private readonly metrics: CertificateMetrics,
+  ) {}
+
+  async issue(request: MemberIssueRequest): Promise<MemberCertificate | MemberKeyPair> {
+    try {
+      return await this.issueNow(request);
+    } catch (error) {
+      // Held without a claim on the member or a slot: the pause costs a timer and a socket.
+      if (error instanceof TooManyRequestsError) await sleep(this.limits.refusalPauseMs);
+      throw error;
+    }
+  }
+
+  private async issueNow(request: MemberIssueRequest): Promise<MemberCertificate | MemberKeyPair> {
+    // A device's key that this CA would not sign is bad input: 400 before anything else.
+    if ('publicKey' in request.key) checkDeviceKey(request.key.publicKey);
+    // The refusals that need no database come first: a member retrying in a loop costs little.
+    const release = this.refusedAs('one-at-a-time', () => this.inFlight.claim(request.callsign));
+    try {
+      this.refusedAs('keys-per-hour', () => {
+        this.refusals.check(request.callsign, this.now().getTime());
+      });
+      const callsign = await this.members.activeCallsign(request.callsign);
+      await this.refusedAsAsync('keys-per-hour', () => this.checkHourlyLimit(this.db, callsign));
+      const key = request.key;
+      const minted = await this.limits.slots.run(() => this.minting(callsign, key));
+      await this.members.whileActive(callsign, async (trx) => {
+        // Again under the lock: other instances may have issued to this member meanwhile.
+        await this.checkHourlyLimit(trx, callsign);
+        const at = this.now().getTime();
+        await recordIssuedCertificate(trx, {
+          serial: minted.serial,
+          callsign,
+          purpose: request.purpose,
+          notBefore: minted.notBefore.getTime(),
+          notAfter: minted.notAfter.getTime(),
+          issuedAt: at,
+        });
+        await appendAuditEvent(trx, {
+          at,
+          actor: request.actor.callsign,
+          action: request.audit.action,
+          target: callsign,
+          outcome: 'success',
+          clientAddress: request.actor.clientAddress,
+          detail: { serial: minted.serial, ...request.audit.detail },
+        });
+      });
+      this.metrics.certificateIssued(request.purpose);
+      return { ...minted, callsign };
+    } finally {
+      release();
+    }
+  }
+
+  /** Runs a limit's check, counting its 429 as a refused mint of `reason`. */
+  private refusedAs<T>(reason: string, check: () => T): T {
+    try {
+      return check();
+    } catch (error) {
+      if (error instanceof TooManyRequestsError) this.metrics.mintRefused(reason);
+      throw error;
+    }
+  }
+
+  private async refusedAsAsync(reason: string, check: () => Promise<void>): Promise<void> {
+    try {
+      await check();
+    } catch (error) {
+      if (error instanceof TooManyRequestsError) this.metrics.mintRefused(reason);
+      throw error;
+    }
+  }
+
+  /** A mint in its slot; a key pair made here counts as a key generation in flight meanwhile. */
+  private async minting(
+    callsign: string,
+    key: KeySource,
+  ): Promise<SignedCertificate | IssuedCertificate> {
+    if (!('generate' in key)) return this.mint(callsign, key);
+    this.metrics.mintStarted();
+    try {
+      return await this.mint(callsign, key);
+    } finally {
+      this.metrics.mintEnded();
+    }
+  }
+
+  private mint(callsign: string, key: KeySource): Promise<SignedCertificate | IssuedCertificate> {
+    const validityDays = this.validityDays;
+    if ('generate' in key) {
+      return this.signer.issueMemberCertificate({
+        callsign,
+        validityDays,
+        keyAlgorithm: key.generate,
+      });
+    }
+    return this.signer.signMemberCertificate({ callsign, validityDays, publicKey: key.publicKey });
+  }
+
+  /** 429 with the seconds until the oldest issuance of the last hour leaves the window. */
+  private async checkHourlyLimit(executor: Executor, callsign: string): Promise<void> {
+    const now = this.now().getTime();
+    const { keysPerHour } = this.limits;
+    const times = await recentIssuanceTimes(executor, callsign, now - HOUR_MS, keysPerHour);
+    const oldestCounted = times[keysPerHour - 1];
+    if (oldestCounted !== undefined) {
+      throw this.refusals.refuse(callsign, oldestCounted + HOUR_MS, now);
+    }
+  }
+}
+
+function checkDeviceKey(publicKey: KeyObject): void {
+  try {
+    acceptedPublicKeyType(publicKey);
+  } catch (error) {
+    if (error instanceof UnsupportedPublicKeyError) throw new BadRequestError(error.message);
+    throw error;
+  }
+}

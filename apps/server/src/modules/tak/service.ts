@@ -1,0 +1,65 @@
+import type { Config } from '../../config.js';
+import { buildTakPackages, type TakPackage, type TakSettings } from '../../tak/packages.js';
+import { buildTakTruststore } from '../../tak/truststore.js';
+import type { Actor } from '../auth/actor.js';
+import type { CertificateService } from '../certificates/service.js';
+
+export interface TakPackageConfig extends TakSettings {
+  truststorePemFile: string | undefined;
+}
+
+export function takPackageConfig(config: Config): TakPackageConfig {
+  return {
+    takHost: config.takHost,
+    takPort: config.takPort,
+    deployment: config.deployment,
+    truststorePassword: config.takTruststorePassword,
+    truststorePemFile: config.takTruststorePemFile,
+  };
+}
+
+export interface MemberPackages {
+  /** As the member's record has it. */
+  callsign: string;
+  /** The one certificate minted for these packages (recorded with purpose `tak`). */
+  serial: string;
+  packages: TakPackage[];
+}
+
+/**
+ * The TAK settings packages of one member (product.md §6), for the API and the CLI alike: one
+ * fresh key pair and certificate per call, the same keystore in all three zips.
+ */
+export class TakPackageService {
+  constructor(
+    private readonly certificates: CertificateService,
+    private readonly settings: TakPackageConfig,
+  ) {}
+
+  /**
+   * 403 (ForbiddenError) unless `callsign` is an active member when the certificate is recorded;
+   * 429 past the member's minting limits. `actor` is who asks, for the audit log.
+   */
+  async build(callsign: string, actor: Actor): Promise<MemberPackages> {
+    const issued = await this.certificates.issueForMember({
+      callsign,
+      purpose: 'tak',
+      key: { generate: this.certificates.memberKeyAlgorithm },
+      actor,
+      audit: { action: 'tak.packages' },
+    });
+    // ATAK refuses AES-encrypted keystores: always the legacy format here.
+    const keystore = await this.certificates.packKeystore(issued, 'legacy');
+    const truststore = await buildTakTruststore(
+      { pemFile: this.settings.truststorePemFile, caChainPem: this.certificates.chainPem },
+      this.settings.truststorePassword,
+      this.settings.deployment,
+    );
+    const packages = buildTakPackages(this.settings, {
+      callsign: issued.callsign,
+      keystore,
+      truststore,
+    });
+    return { callsign: issued.callsign, serial: issued.serial, packages };
+  }
+}
