@@ -42,6 +42,7 @@ describe.each(testEngines())('metrics on $name', (engine) => {
         DATABASE_URL: scratch.options.databaseUrl ?? '',
         PORTAL_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
         PORTAL_RATE_LIMIT_FAILURES: String(BUDGET),
+        PORTAL_KEYS_PER_HOUR: '1',
       },
     });
     adminKey = await portal.addMember(ADMIN, { roles: ['admin'] });
@@ -114,6 +115,11 @@ describe.each(testEngines())('metrics on $name', (engine) => {
     });
     expect(download.status).toBe(200);
     const downloaded = await scrape();
+    // A second key within the hour is refused by the minting limit (PORTAL_KEYS_PER_HOUR=1).
+    const again = await portal.api('public', 'GET', apiPaths.keyDownload(ENROLLEE), {
+      bearer: enrolled.jwt,
+    });
+    expect(again.status).toBe(429);
 
     // The revocation of the member, by the admin with their key.
     const revoked = await portal.api('mtls', 'DELETE', apiPaths.person(ENROLLEE), {
@@ -138,6 +144,16 @@ describe.each(testEngines())('metrics on $name', (engine) => {
       1,
     );
     expect(after.value('callsign_portal_key_generations_in_flight')).toBe(0);
+    expect(
+      after.value('callsign_portal_key_generation_refusals_total', { reason: 'keys-per-hour' }),
+    ).toBe(1);
+    expect(issued(after)).toBe(issued(downloaded));
+    // A mint refusal is no failure-budget refusal.
+    expect(
+      after.value('callsign_portal_failure_budget_refusals_total', {
+        route: '/api/v1/enduserpfx/:callsign',
+      }),
+    ).toBe(0);
 
     // The revocation re-signed the CRL: a new number, moments old, valid for 14 days.
     expect(after.value('callsign_portal_crl_number')).toBeGreaterThan(
