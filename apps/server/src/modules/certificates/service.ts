@@ -5,7 +5,10 @@ import type { KeyAlgorithm } from '../../config.js';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { Kysely } from 'kysely';
-import { ignoredCertificateMetrics, type CertificateMetrics } from '../../metrics/portal-metrics.js';
+import {
+  ignoredCertificateMetrics,
+  type CertificateMetrics,
+} from '../../metrics/portal-metrics.js';
 import type { CertificateLookup } from '../../tls/client-certificate.js';
 import { appendAuditEvent } from '../audit/repository.js';
 import type { Actor } from '../auth/actor.js';
