@@ -67,7 +67,7 @@ async function memberWithKey(callsign, roles) {
   await recordIssuedCertificate(db, {
     serial: issued.serial,
     callsign,
-    purpose: 'member',
+    purpose: 'browser',
     notBefore: issued.notBefore.getTime(),
     notAfter: issued.notAfter.getTime(),
     issuedAt: Date.now(),

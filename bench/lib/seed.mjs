@@ -77,7 +77,7 @@ export async function seed(db, counts) {
     certificates.push({
       serial: (0x1000000000n + BigInt(i)).toString(16).toUpperCase().padStart(16, '0'),
       callsign,
-      purpose: 'member',
+      purpose: 'browser',
       not_before: at,
       not_after: at + 365 * 86_400_000,
       issued_at: at,

@@ -539,7 +539,7 @@ describe.each(testEngines())('admin and key calls on $name', (engine) => {
       expect(pfx.friendlyNames).toEqual(['Keyholder', 'Keyholder']);
       expect(await findCertificateBySerial(h.db, pfx.serial)).toMatchObject({
         callsign: 'Keyholder',
-        purpose: 'member',
+        purpose: 'browser',
         revokedAt: null,
       });
       const event = await h.lastAudit();
@@ -575,7 +575,7 @@ describe.each(testEngines())('admin and key calls on $name', (engine) => {
       const legacy = await inspectPfx(h.portal, again.body, 'Keyholder');
       expect(legacy.serial).not.toBe(modern.serial);
       for (const serial of [modern.serial, legacy.serial]) {
-        expect(await findCertificateBySerial(h.db, serial)).toMatchObject({ purpose: 'member' });
+        expect(await findCertificateBySerial(h.db, serial)).toMatchObject({ purpose: 'browser' });
       }
     });
 

@@ -118,7 +118,7 @@ describe.each(testEngines())('TAK settings packages on $name', (engine) => {
       .selectFrom('issued_certificates')
       .select(['serial', 'purpose', 'revoked_at'])
       .where('callsign', '=', callsign)
-      .where('purpose', '=', 'tak')
+      .where('purpose', '=', 'tak-package')
       .execute();
   }
 
@@ -163,7 +163,7 @@ describe.each(testEngines())('TAK settings packages on $name', (engine) => {
     const serial = serials[0]!;
     expect(await findCertificateBySerial(portal.portal.database.db, serial)).toMatchObject({
       callsign: 'Eagle7',
-      purpose: 'tak',
+      purpose: 'tak-package',
       revokedAt: null,
     });
 

@@ -141,7 +141,7 @@ describe('revoke', () => {
       const issue = () =>
         portal.certificates.issueForMember({
           callsign: 'Viper7',
-          purpose: 'member',
+          purpose: 'browser',
           key: { generate: portal.certificates.memberKeyAlgorithm },
           actor: { callsign: 'test', clientAddress: null },
           audit: { action: 'test.issue-key' },

@@ -138,9 +138,9 @@ describe.each(testEngines())('metrics on $name', (engine) => {
     expect(after.value('callsign_portal_enrollments', { state: 'pending' })).toBe(0);
     expect(after.value('callsign_portal_enrollments', { state: 'approved' })).toBe(1);
     const issued = (scrape: Scrape) =>
-      scrape.value('callsign_portal_certificates_issued_total', { purpose: 'member' });
+      scrape.value('callsign_portal_certificates_issued_total', { purpose: 'browser' });
     expect(issued(downloaded) - issued(before)).toBe(1);
-    expect(after.value('callsign_portal_certificates_revoked_total', { purpose: 'member' })).toBe(
+    expect(after.value('callsign_portal_certificates_revoked_total', { purpose: 'browser' })).toBe(
       1,
     );
     expect(after.value('callsign_portal_key_generations_in_flight')).toBe(0);

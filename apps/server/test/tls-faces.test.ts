@@ -245,7 +245,7 @@ describe.each(testEngines())('on $name', (engine) => {
       await recordIssuedCertificate(portal.portal.database.db, {
         serial: issued.serial,
         callsign: 'Oldtimer',
-        purpose: 'member',
+        purpose: 'browser',
         notBefore: issued.notBefore.getTime(),
         notAfter: issued.notAfter.getTime(),
         issuedAt: twoYearsAgo.getTime(),

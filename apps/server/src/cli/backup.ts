@@ -8,6 +8,7 @@ import { withAuditGuardLifted } from '../db/audit-guard.js';
 import { openDatabase, type DatabaseHandle } from '../db/connection.js';
 import { MIGRATIONS, migrateToLatest } from '../db/migrate.js';
 import { upgradeBackupRows as hashApprovalCodes } from '../db/migrations/0003-approval-code-hash.js';
+import { upgradeBackupRows as renameKeyPurposes } from '../db/migrations/0004-key-purposes-and-presets.js';
 import type { Database } from '../db/schema.js';
 import { appendAuditEvent } from '../modules/audit/repository.js';
 import { JWT_KEY_FILE } from '../modules/auth/token-service.js';
@@ -66,7 +67,10 @@ type Row = Record<string, unknown>;
  */
 const ROW_UPGRADES: Readonly<
   Record<string, (tables: Record<string, Row[]>) => Record<string, Row[]>>
-> = { '0003-approval-code-hash': hashApprovalCodes };
+> = {
+  '0003-approval-code-hash': hashApprovalCodes,
+  '0004-key-purposes-and-presets': renameKeyPurposes,
+};
 
 function openConfigured(config: Config): DatabaseHandle {
   return openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile });

@@ -19,6 +19,11 @@ const EXPECTED_TABLES = [
   'used_tokens',
 ];
 
+/** The migrations up to and including `last`, as a portal of that version had them. */
+function migrationsThrough(last: string): Record<string, Migration> {
+  return Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name <= last));
+}
+
 async function tableNames(db: Kysely<Database>): Promise<string[]> {
   const tables = await db.introspection.getTables();
   return tables.map((table) => table.name).sort();
@@ -64,8 +69,7 @@ describe.each(testEngines())('migrations on $name', (engine) => {
   it('hash the approval codes an older portal stored in clear, once', async () => {
     scratch = await engine.createScratchDatabase();
     const handle = scratch.open();
-    const older = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '0003'));
-    await migrateToLatest(handle, older);
+    await migrateToLatest(handle, migrationsThrough('0002-failure-windows'));
     const at = Date.now();
     await sql`insert into invite_codes (code, created_at) values ('INVITE22', ${at})`.execute(
       handle.db,
@@ -80,9 +84,9 @@ describe.each(testEngines())('migrations on $name', (engine) => {
         values (${callsign}, 'INVITE22', ${code}, 0, ${at})`.execute(handle.db);
     }
 
-    expect(await migrateToLatest(handle)).toEqual(
-      Object.keys(MIGRATIONS).filter((name) => name >= '0003'),
-    );
+    expect(await migrateToLatest(handle, migrationsThrough('0003-approval-code-hash'))).toEqual([
+      '0003-approval-code-hash',
+    ]);
 
     const rows = await handle.db
       .selectFrom('enrollments')
@@ -99,8 +103,7 @@ describe.each(testEngines())('migrations on $name', (engine) => {
   it('make the audit log append-only (0008) and keep the events an older portal wrote', async () => {
     scratch = await engine.createScratchDatabase();
     const handle = scratch.open();
-    const older = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '0008'));
-    await migrateToLatest(handle, older);
+    await migrateToLatest(handle, migrationsThrough('0004-key-purposes-and-presets'));
     const insert = (id: string) =>
       sql`insert into audit_events (id, occurred_at, action, outcome)
         values (${id}, ${Date.now()}, 'sign-in', 'success')`.execute(handle.db);
@@ -131,6 +134,52 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     const migration = MIGRATIONS['0008-audit-append-only'];
     await migration?.down?.(handle.db);
     await sql`delete from audit_events`.execute(handle.db);
+  });
+
+  it('rename the purposes of existing keys and give existing members the default TAK preset', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    await migrateToLatest(handle, migrationsThrough('0003-approval-code-hash'));
+    const at = Date.now();
+    await sql`insert into members (callsign, status, created_at, updated_at)
+      values ('Old1', 'active', ${at}, ${at})`.execute(handle.db);
+    for (const [serial, purpose] of [
+      ['01', 'member'],
+      ['02', 'tak'],
+      ['03', 'server'],
+    ]) {
+      await sql`insert into issued_certificates
+        (serial, callsign, purpose, not_before, not_after, issued_at)
+        values (${serial}, 'Old1', ${purpose}, ${at}, ${at + 1}, ${at})`.execute(handle.db);
+    }
+
+    expect(
+      await migrateToLatest(handle, migrationsThrough('0004-key-purposes-and-presets')),
+    ).toEqual(['0004-key-purposes-and-presets']);
+
+    const certificates = await handle.db
+      .selectFrom('issued_certificates')
+      .select(['serial', 'purpose', 'client_uid', 'not_after'])
+      .orderBy('serial')
+      .execute();
+    expect(certificates).toEqual([
+      { serial: '01', purpose: 'browser', client_uid: null, not_after: at + 1 },
+      { serial: '02', purpose: 'tak-package', client_uid: null, not_after: at + 1 },
+      { serial: '03', purpose: 'server', client_uid: null, not_after: at + 1 },
+    ]);
+    const member = await handle.db
+      .selectFrom('members')
+      .select(['tak_team', 'tak_role'])
+      .executeTakeFirstOrThrow();
+    expect(member).toEqual({ tak_team: 'Cyan', tak_role: 'Team Member' });
+    const insert = (serial: string, purpose: string) =>
+      sql`insert into issued_certificates
+        (serial, callsign, purpose, not_before, not_after, issued_at, client_uid)
+        values (${serial}, 'Old1', ${purpose}, ${at}, ${at}, ${at}, 'ANDROID-1')`.execute(
+        handle.db,
+      );
+    await insert('04', 'tak-enroll');
+    await expect(insert('05', 'member')).rejects.toThrow();
   });
 
   it.runIf(engine.name === 'postgres')(

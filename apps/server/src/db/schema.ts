@@ -14,7 +14,11 @@ export type Role = 'admin';
 /** 0 pending, 1 approved, 2 rejected: the numbers the API shows in `enrollment/list`. */
 export type EnrollmentState = 0 | 1 | 2;
 export type LoginCodeKind = 'admin' | 'exchange';
-export type CertificatePurpose = 'member' | 'tak' | 'server';
+/**
+ * What a certificate is for: a member's browser key (.pfx), the key in a TAK settings package, a
+ * key a TAK client made itself and enrolled for, or a TLS server's.
+ */
+export type CertificatePurpose = 'browser' | 'tak-package' | 'tak-enroll' | 'server';
 export type AuditOutcome = 'success' | 'failure';
 
 /** Everyone who holds a callsign, in any state: a callsign is never reused. */
@@ -27,6 +31,9 @@ export interface MembersTable {
   created_at: Immutable<number>;
   updated_at: number;
   revoked_at: number | null;
+  /** The member's TAK preset: team colour and role as ATAK names them. */
+  tak_team: Defaulted<string>;
+  tak_role: Defaulted<string>;
 }
 
 export interface MemberRolesTable {
@@ -82,6 +89,8 @@ export interface IssuedCertificatesTable {
   issued_at: Immutable<number>;
   revoked_at: number | null;
   revocation_reason: string | null;
+  /** The device a `tak-enroll` certificate was enrolled from (the TAK client's own id). */
+  client_uid: Defaulted<string | null>;
 }
 
 /** JWT ids that have been spent (single-use tokens), kept until the token expires. */

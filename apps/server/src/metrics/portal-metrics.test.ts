@@ -57,12 +57,12 @@ describe('PortalMetrics', () => {
   it('counts by purpose from zero, key generations in flight, refusals and odd methods', async () => {
     const metrics = new PortalMetrics({ version: '1.2.3' });
     const text = await metrics.text();
-    for (const purpose of ['member', 'tak', 'server']) {
+    for (const purpose of ['browser', 'tak-package', 'tak-enroll', 'server']) {
       expect(text).toContain(`callsign_portal_certificates_issued_total{purpose="${purpose}"} 0`);
       expect(text).toContain(`callsign_portal_certificates_revoked_total{purpose="${purpose}"} 0`);
     }
-    metrics.certificateIssued('tak');
-    metrics.certificatesRevoked('member', 3);
+    metrics.certificateIssued('tak-package');
+    metrics.certificatesRevoked('browser', 3);
     metrics.certificatesRevoked('server', 0);
     metrics.mintStarted();
     metrics.mintStarted();
@@ -70,10 +70,12 @@ describe('PortalMetrics', () => {
     metrics.mintRefused('keys-per-hour');
     metrics.requestFinished({ method: 'PROPFIND', route: '(unmatched)', status: 404, seconds: 0 });
     expect(
-      await sample(metrics, 'callsign_portal_certificates_issued_total', { purpose: 'tak' }),
+      await sample(metrics, 'callsign_portal_certificates_issued_total', {
+        purpose: 'tak-package',
+      }),
     ).toBe(1);
     expect(
-      await sample(metrics, 'callsign_portal_certificates_revoked_total', { purpose: 'member' }),
+      await sample(metrics, 'callsign_portal_certificates_revoked_total', { purpose: 'browser' }),
     ).toBe(3);
     expect(await sample(metrics, 'callsign_portal_key_generations_in_flight')).toBe(1);
     expect(

@@ -13,7 +13,7 @@ import type { CertificatePurpose, EnrollmentState } from '../db/schema.js';
  */
 
 const PREFIX = 'callsign_portal_';
-const PURPOSES: readonly CertificatePurpose[] = ['member', 'tak', 'server'];
+const PURPOSES: readonly CertificatePurpose[] = ['browser', 'tak-package', 'tak-enroll', 'server'];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 const ENROLLMENT_STATE_NAMES: Record<EnrollmentState, string> = {
   0: 'pending',

@@ -82,7 +82,7 @@ export async function startTestPortal(options: StartTestPortalOptions = {}): Pro
     const { certificates } = running.portal;
     const issued = await certificates.issueForMember({
       callsign,
-      purpose: 'member',
+      purpose: 'browser',
       key: { generate: certificates.memberKeyAlgorithm },
       actor: { callsign: 'test', clientAddress: null },
       audit: { action: 'test.issue-key' },

@@ -55,7 +55,7 @@ export async function createTestMember(
   try {
     const issued = await portal.certificates.issueForMember({
       callsign,
-      purpose: 'tak',
+      purpose: 'tak-package',
       key: { generate: portal.config.keyAlgorithm },
       actor: { callsign: 'cli', clientAddress: null },
       audit: { action: 'tak-check.certificate' },

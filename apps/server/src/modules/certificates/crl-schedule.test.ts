@@ -68,7 +68,7 @@ describeWithMigratedDatabase('the CRL schedule (product.md §5)', (database) => 
     await recordIssuedCertificate(database.handle.db, {
       serial: '0d0d',
       callsign: 'Delta',
-      purpose: 'member',
+      purpose: 'browser',
       notBefore: T,
       notAfter: T + 365 * DAY,
       issuedAt: T,

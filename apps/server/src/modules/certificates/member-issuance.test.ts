@@ -112,7 +112,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
     await insertMember(db(), { callsign, status, inviteCode: null, roles: [], at: T });
   }
 
-  function generated(callsign: string, purpose: MemberPurpose = 'member') {
+  function generated(callsign: string, purpose: MemberPurpose = 'browser') {
     return {
       callsign,
       purpose,
@@ -144,7 +144,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
     expect(issued.privateKeyPem).toContain('BEGIN PRIVATE KEY');
     expect(await findCertificateBySerial(db(), issued.serial)).toMatchObject({
       callsign: 'Keymade1',
-      purpose: 'member',
+      purpose: 'browser',
       issuedAt: T,
       revokedAt: null,
     });
@@ -173,7 +173,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
       const publicKey = makeKey();
       const signed = await service(realCa).issueForMember({
         callsign: callsign.toUpperCase(),
-        purpose: 'tak',
+        purpose: 'tak-package',
         key: { publicKey },
         actor: { callsign, clientAddress: null },
         audit: { action: 'tak.enroll', detail: { clientUid: 'ANDROID-1' } },
@@ -189,7 +189,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
       expect(certificate.checkIssued(new X509Certificate(realCa.issuingCertificatePem))).toBe(true);
       expect(await findCertificateBySerial(db(), signed.serial)).toMatchObject({
         callsign,
-        purpose: 'tak',
+        purpose: 'tak-package',
       });
       const [event] = await listRecentAuditEvents(db(), 1);
       expect(event).toMatchObject({
@@ -216,7 +216,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
     await expect(
       service(watched.ca).issueForMember({
         callsign: 'Weakkey1',
-        purpose: 'tak',
+        purpose: 'tak-package',
         key: { publicKey: makeKey() },
         actor: { callsign: 'Weakkey1', clientAddress: null },
         audit: { action: 'tak.enroll' },
@@ -247,7 +247,9 @@ describeWithMigratedDatabase('member issuance', (database) => {
     // Ten keys, one a minute, keys and TAK packages alike.
     for (let n = 0; n < 10; n++) {
       clock = T + n * MINUTE;
-      await certificates.issueForMember(generated('Hasty1', n % 2 === 0 ? 'member' : 'tak'));
+      await certificates.issueForMember(
+        generated('Hasty1', n % 2 === 0 ? 'browser' : 'tak-package'),
+      );
     }
     expect(watched.state.calls).toBe(10);
 
@@ -358,7 +360,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
     expect(watched.state.calls).toBe(2);
     expect(await certificatesOf('Eager1')).toBe(1);
     expect(await counted('callsign_portal_key_generations_in_flight')).toBe(0);
-    expect(await counted('callsign_portal_certificates_issued_total', { purpose: 'member' })).toBe(
+    expect(await counted('callsign_portal_certificates_issued_total', { purpose: 'browser' })).toBe(
       2,
     );
 

@@ -14,20 +14,20 @@ const T = 1_767_225_600_000;
 const YEAR = 365 * 24 * 3_600_000;
 
 function certificate(serial: string, callsign: string): NewCertificate {
-  return { serial, callsign, purpose: 'member', notBefore: T, notAfter: T + YEAR, issuedAt: T };
+  return { serial, callsign, purpose: 'browser', notBefore: T, notAfter: T + YEAR, issuedAt: T };
 }
 
 describeWithMigratedDatabase('certificate repository', (database) => {
   it('records an issued certificate and finds it by serial', async () => {
     await recordIssuedCertificate(database.handle.db, {
       ...certificate('0a01', 'Alpha'),
-      purpose: 'tak',
+      purpose: 'tak-package',
     });
 
     expect(await findCertificateBySerial(database.handle.db, '0a01')).toEqual({
       serial: '0a01',
       callsign: 'Alpha',
-      purpose: 'tak',
+      purpose: 'tak-package',
       notBefore: T,
       notAfter: T + YEAR,
       issuedAt: T,
@@ -68,8 +68,8 @@ describeWithMigratedDatabase('certificate repository', (database) => {
     });
 
     expect(revoked).toEqual([
-      { serial: '0c01', purpose: 'member' },
-      { serial: '0c03', purpose: 'member' },
+      { serial: '0c01', purpose: 'browser' },
+      { serial: '0c03', purpose: 'browser' },
     ]);
     expect(await findCertificateBySerial(database.handle.db, '0c02')).toMatchObject({
       revokedAt: T + 1,

@@ -24,7 +24,7 @@ export class KeyService {
     }
     const issued = await this.certificates.issueForMember({
       callsign: actor.callsign,
-      purpose: 'member',
+      purpose: 'browser',
       key: { generate: this.certificates.memberKeyAlgorithm },
       actor,
       audit: { action: 'key.download', detail: { format } },

@@ -43,7 +43,7 @@ export class TakPackageService {
   async build(callsign: string, actor: Actor): Promise<MemberPackages> {
     const issued = await this.certificates.issueForMember({
       callsign,
-      purpose: 'tak',
+      purpose: 'tak-package',
       key: { generate: this.certificates.memberKeyAlgorithm },
       actor,
       audit: { action: 'tak.packages' },
