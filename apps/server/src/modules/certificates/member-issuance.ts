@@ -14,6 +14,7 @@ import {
 import type { CertificatePurpose, Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { BadRequestError, TooManyRequestsError } from '../../errors.js';
+import type { CertificateMetrics } from '../../metrics/portal-metrics.js';
 import { appendAuditEvent } from '../audit/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { HourlyRefusals, MintsInFlight, type MintingSlots } from './minting-limits.js';
@@ -105,6 +106,8 @@ export class MemberIssuer {
     private readonly validityDays: number,
     private readonly limits: IssuanceLimits,
     private readonly now: () => Date,
+    /** Counts issued certificates, key generations in flight and refused mints (Prometheus). */
+    private readonly metrics: CertificateMetrics,
   ) {}
 
   async issue(request: MemberIssueRequest): Promise<MemberCertificate | MemberKeyPair> {
@@ -121,13 +124,15 @@ export class MemberIssuer {
     // A device's key that this CA would not sign is bad input: 400 before anything else.
     if ('publicKey' in request.key) checkDeviceKey(request.key.publicKey);
     // The refusals that need no database come first: a member retrying in a loop costs little.
-    const release = this.inFlight.claim(request.callsign);
+    const release = this.refusedAs('one-at-a-time', () => this.inFlight.claim(request.callsign));
     try {
-      this.refusals.check(request.callsign, this.now().getTime());
+      this.refusedAs('keys-per-hour', () => {
+        this.refusals.check(request.callsign, this.now().getTime());
+      });
       const callsign = await this.members.activeCallsign(request.callsign);
-      await this.checkHourlyLimit(this.db, callsign);
+      await this.refusedAsAsync('keys-per-hour', () => this.checkHourlyLimit(this.db, callsign));
       const key = request.key;
-      const minted = await this.limits.slots.run(() => this.mint(callsign, key));
+      const minted = await this.limits.slots.run(() => this.minting(callsign, key));
       await this.members.whileActive(callsign, async (trx) => {
         // Again under the lock: other instances may have issued to this member meanwhile.
         await this.checkHourlyLimit(trx, callsign);
@@ -150,9 +155,43 @@ export class MemberIssuer {
           detail: { serial: minted.serial, ...request.audit.detail },
         });
       });
+      this.metrics.certificateIssued(request.purpose);
       return { ...minted, callsign };
     } finally {
       release();
+    }
+  }
+
+  /** Runs a limit's check, counting its 429 as a refused mint of `reason`. */
+  private refusedAs<T>(reason: string, check: () => T): T {
+    try {
+      return check();
+    } catch (error) {
+      if (error instanceof TooManyRequestsError) this.metrics.mintRefused(reason);
+      throw error;
+    }
+  }
+
+  private async refusedAsAsync(reason: string, check: () => Promise<void>): Promise<void> {
+    try {
+      await check();
+    } catch (error) {
+      if (error instanceof TooManyRequestsError) this.metrics.mintRefused(reason);
+      throw error;
+    }
+  }
+
+  /** A mint in its slot; a key pair made here counts as a key generation in flight meanwhile. */
+  private async minting(
+    callsign: string,
+    key: KeySource,
+  ): Promise<SignedCertificate | IssuedCertificate> {
+    if (!('generate' in key)) return this.mint(callsign, key);
+    this.metrics.mintStarted();
+    try {
+      return await this.mint(callsign, key);
+    } finally {
+      this.metrics.mintEnded();
     }
   }
 

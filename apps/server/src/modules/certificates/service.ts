@@ -5,7 +5,13 @@ import type { KeyAlgorithm } from '../../config.js';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { Kysely } from 'kysely';
+import {
+  ignoredCertificateMetrics,
+  type CertificateMetrics,
+} from '../../metrics/portal-metrics.js';
 import type { CertificateLookup } from '../../tls/client-certificate.js';
+import { appendAuditEvent } from '../audit/repository.js';
+import type { Actor } from '../auth/actor.js';
 import {
   MemberIssuer,
   type DeviceKey,
@@ -35,6 +41,9 @@ export interface CertificatePolicy {
 export interface Crl {
   pem: string;
   der: Buffer;
+  crlNumber: bigint;
+  thisUpdate: Date;
+  nextUpdate: Date;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -45,6 +54,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 export function crlResignIntervalMs(crlValidityDays: number): number {
   return Math.min(DAY_MS, (crlValidityDays * DAY_MS) / 2);
+}
+
+function wholeSeconds(date: Date): Date {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000);
 }
 
 function sameStamp(a: RevocationStamp, b: RevocationStamp): boolean {
@@ -61,6 +74,8 @@ export interface CertificateServiceOptions {
   /** How long a refused mint (429) is held before it is answered (default 1 s). */
   refusalPauseMs?: number;
   now?: () => Date;
+  /** Where issued and revoked certificates and key generations are counted (Prometheus). */
+  metrics?: CertificateMetrics;
 }
 
 /**
@@ -73,6 +88,7 @@ export class CertificateService {
   private readonly now: () => Date;
   private readonly mintingSlots: MintingSlots;
   private readonly memberIssuer: MemberIssuer;
+  private readonly metrics: CertificateMetrics;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -82,6 +98,7 @@ export class CertificateService {
   ) {
     this.now = options.now ?? (() => new Date());
     this.mintingSlots = options.mintingSlots ?? new MintingSlots(defaultConcurrentMints());
+    this.metrics = options.metrics ?? ignoredCertificateMetrics;
     this.memberIssuer = new MemberIssuer(
       db,
       ca,
@@ -93,6 +110,7 @@ export class CertificateService {
         refusalPauseMs: options.refusalPauseMs ?? 1000,
       },
       this.now,
+      this.metrics,
     );
   }
 
@@ -137,17 +155,42 @@ export class CertificateService {
     );
   }
 
-  /** Issues and records a TLS server certificate (for this portal, a TAK server or a proxy). */
-  async issueServerCertificate(dnsNames: string[]): Promise<IssuedCertificate> {
-    const issued = await this.ca.issueServerCertificate({ dnsNames });
-    await recordIssuedCertificate(this.db, {
-      serial: issued.serial,
-      callsign: issued.commonName,
-      purpose: 'server',
-      notBefore: issued.notBefore.getTime(),
-      notAfter: issued.notAfter.getTime(),
-      issuedAt: this.now().getTime(),
+  /**
+   * Issues and records a TLS server certificate (for this portal, a TAK server or a proxy), and
+   * audits it as done by `actor`: the portal itself for its own, `cli` for server-cert.
+   */
+  async issueServerCertificate(
+    dnsNames: string[],
+    actor: Actor = { callsign: 'portal', clientAddress: null },
+  ): Promise<IssuedCertificate> {
+    this.metrics.mintStarted();
+    let issued: IssuedCertificate;
+    try {
+      issued = await this.ca.issueServerCertificate({ dnsNames });
+    } finally {
+      this.metrics.mintEnded();
+    }
+    await this.db.transaction().execute(async (trx) => {
+      const at = this.now().getTime();
+      await recordIssuedCertificate(trx, {
+        serial: issued.serial,
+        callsign: issued.commonName,
+        purpose: 'server',
+        notBefore: issued.notBefore.getTime(),
+        notAfter: issued.notAfter.getTime(),
+        issuedAt: at,
+      });
+      await appendAuditEvent(trx, {
+        at,
+        actor: actor.callsign,
+        action: 'certificate.server',
+        target: issued.commonName,
+        outcome: 'success',
+        clientAddress: actor.clientAddress,
+        detail: { serial: issued.serial, names: dnsNames },
+      });
     });
+    this.metrics.certificateIssued('server');
     return issued;
   }
 
@@ -170,9 +213,21 @@ export class CertificateService {
     return this.ca.respondOcsp(requestDer, this.ocspStatus);
   }
 
-  /** Revokes every certificate of `callsign` inside the caller's transaction. */
+  /**
+   * Revokes every certificate of `callsign` inside the caller's transaction. They are counted as
+   * revoked here: a transaction rolled back afterwards (only a database failure does that today)
+   * leaves the count ahead, which a rate shrugs off.
+   */
   async revokeAllOf(executor: Executor, callsign: string, reason: string): Promise<string[]> {
-    return revokeCertificatesOf(executor, callsign, { at: this.now().getTime(), reason });
+    const revoked = await revokeCertificatesOf(executor, callsign, {
+      at: this.now().getTime(),
+      reason,
+    });
+    for (const purpose of new Set(revoked.map((certificate) => certificate.purpose))) {
+      const count = revoked.filter((certificate) => certificate.purpose === purpose).length;
+      this.metrics.certificatesRevoked(purpose, count);
+    }
+    return revoked.map((certificate) => certificate.serial);
   }
 
   /**
@@ -200,16 +255,25 @@ export class CertificateService {
   private async signCrl(stamp: RevocationStamp): Promise<Crl> {
     const revoked = await listRevokedCertificates(this.db);
     const thisUpdate = this.now();
-    const value = await this.ca.createCrl({
+    const crlNumber = BigInt(thisUpdate.getTime());
+    const nextUpdate = new Date(thisUpdate.getTime() + this.policy.crlValidityDays * DAY_MS);
+    const encoded = await this.ca.createCrl({
       revoked: revoked.map((entry) => ({
         serial: entry.serial,
         revokedAt: new Date(entry.revokedAt),
       })),
       // Monotonic across restarts and instances without shared state: the signing time.
-      crlNumber: BigInt(thisUpdate.getTime()),
+      crlNumber,
       thisUpdate,
-      nextUpdate: new Date(thisUpdate.getTime() + this.policy.crlValidityDays * DAY_MS),
+      nextUpdate,
     });
+    // As the CRL states them: in whole seconds.
+    const value: Crl = {
+      ...encoded,
+      crlNumber,
+      thisUpdate: wholeSeconds(thisUpdate),
+      nextUpdate: wholeSeconds(nextUpdate),
+    };
     this.crl = { stamp, signedAt: thisUpdate.getTime(), value };
     return value;
   }
