@@ -159,7 +159,7 @@ export async function isolationSection({ quick, workDir, log }) {
   const phaseMs = quick ? 2_000 : 5_000;
   const rounds = quick ? 1 : 3;
   /** @type {string[]} */
-  const markdown = ['## 5. Isolation: members hammering key downloads', ''];
+  const markdown = ['## Isolation: members hammering key downloads', ''];
   /** @type {Record<string, unknown>} */
   const results = {};
   const engines = ['sqlite'];
