@@ -399,21 +399,33 @@ describeWithMigratedDatabase('member issuance', (database) => {
         'the next key generation takes the freed slot',
       );
     }
-    const issued = await Promise.all(all);
+    await Promise.all(all);
     expect(watched.state.calls).toBe(5);
     expect(watched.state.mostInside).toBe(2);
 
-    // A keystore waits for a slot like a key generation does.
+    // A keystore is packed in the slot of its key generation: it waits for a slot like one.
     watched.state.hold = true;
     const busy = [
       certificates.issueForMember(generated('Crowd1')),
       certificates.issueForMember(generated('Crowd2')),
     ];
     await until(() => watched.held.length === 2, 'both slots are taken');
-    const keystore = certificates.packKeystore(issued[2]!, 'legacy');
+    const keystore = certificates.issueKeystore(
+      {
+        callsign: 'Crowd3',
+        purpose: 'browser',
+        actor: { callsign: 'Crowd3', clientAddress: null },
+        audit: { action: 'key.download' },
+      },
+      'legacy',
+    );
     await until(() => slots.queued === 1, 'the keystore waits for a slot');
     watched.releaseAll();
     await Promise.all(busy);
-    expect((await keystore).length).toBeGreaterThan(0);
+    const packed = await keystore;
+    expect(packed.keystore.length).toBeGreaterThan(0);
+    // The private key leaves only inside the keystore.
+    expect(packed).not.toHaveProperty('privateKeyPem');
+    expect(watched.state.mostInside).toBe(2);
   });
 });

@@ -1,6 +1,6 @@
 import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
-import { buildPkcs12, type Pkcs12Format } from '../../ca/pkcs12.js';
+import type { Pkcs12Format } from '../../ca/pkcs12.js';
 import type { KeyAlgorithm } from '../../config.js';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
@@ -19,6 +19,7 @@ import {
   type MemberCertificate,
   type MemberIssueRequest,
   type MemberKeyPair,
+  type MemberKeystore,
   type MemberRegistry,
 } from './member-issuance.js';
 import { defaultConcurrentMints, MintingSlots } from './minting-limits.js';
@@ -86,7 +87,6 @@ export class CertificateService {
   private crl: { stamp: RevocationStamp; signedAt: number; value: Crl } | undefined;
   private crlInFlight: Promise<Crl> | undefined;
   private readonly now: () => Date;
-  private readonly mintingSlots: MintingSlots;
   private readonly memberIssuer: MemberIssuer;
   private readonly metrics: CertificateMetrics;
 
@@ -97,7 +97,6 @@ export class CertificateService {
     options: CertificateServiceOptions,
   ) {
     this.now = options.now ?? (() => new Date());
-    this.mintingSlots = options.mintingSlots ?? new MintingSlots(defaultConcurrentMints());
     this.metrics = options.metrics ?? ignoredCertificateMetrics;
     this.memberIssuer = new MemberIssuer(
       db,
@@ -106,7 +105,7 @@ export class CertificateService {
       policy.validityDays,
       {
         keysPerHour: options.keysPerHour ?? 10,
-        slots: this.mintingSlots,
+        slots: options.mintingSlots ?? new MintingSlots(defaultConcurrentMints()),
         refusalPauseMs: options.refusalPauseMs ?? 1000,
       },
       this.now,
@@ -127,9 +126,8 @@ export class CertificateService {
    * Issues a member a certificate, the one way to do so (member-issuance.ts): checks that they
    * are active and within their limits, mints, and records and audits in one transaction under
    * the membership lock. With `{ generate }` the key pair is made here and its private key comes
-   * back for the caller to pack (`packKeystore`) and forget; with `{ publicKey }` (a device's
-   * CSR) only the certificate does. 403 for a member who is not active, 429 past a limit, 400
-   * for a device key this CA does not sign.
+   * back to the caller; with `{ publicKey }` (a device's CSR) only the certificate does. 403 for
+   * a member who is not active, 429 past a limit, 400 for a device key this CA does not sign.
    */
   issueForMember(request: MemberIssueRequest<GeneratedKey>): Promise<MemberKeyPair>;
   issueForMember(request: MemberIssueRequest<DeviceKey>): Promise<MemberCertificate>;
@@ -138,20 +136,17 @@ export class CertificateService {
   }
 
   /**
-   * A member's keystore (product.md §5): password and friendly name are the callsign as the
-   * record has it, the CA chain included. Packing shares the minting slots: with EC keys it is
-   * the larger part of the work.
+   * `issueForMember` with a key made here (`PORTAL_KEY_ALGORITHM`), packed as the member's
+   * keystore (product.md §5) in the same minting slot as the key generation, before anything is
+   * recorded: the private key leaves only inside the keystore.
    */
-  packKeystore(keyPair: MemberKeyPair, format: Pkcs12Format): Promise<Buffer> {
-    return this.mintingSlots.run(() =>
-      buildPkcs12({
-        privateKeyPem: keyPair.privateKeyPem,
-        certificatePem: keyPair.certificatePem,
-        chainPem: keyPair.chainPem,
-        password: keyPair.callsign,
-        friendlyName: keyPair.callsign,
-        format,
-      }),
+  issueKeystore(
+    request: Omit<MemberIssueRequest<GeneratedKey>, 'key'>,
+    format: Pkcs12Format,
+  ): Promise<MemberKeystore> {
+    return this.memberIssuer.issueKeystore(
+      { ...request, key: { generate: this.policy.keyAlgorithm } },
+      format,
     );
   }
 
