@@ -31,14 +31,16 @@ export function memberFixtures(portal: Portal, workDir: string): MemberFixtures 
   const db = portal.database.db;
   const issueKey = async (callsign: string): Promise<MemberKey> => {
     const { certificates } = portal;
-    const issued = await certificates.issueForMember({
-      callsign,
-      purpose: 'browser',
-      key: { generate: certificates.memberKeyAlgorithm },
-      actor: { callsign: 'test', clientAddress: null },
-      audit: { action: 'test.issue-key' },
-    });
-    const pfx = await certificates.packKeystore(issued, 'legacy');
+    const issued = await certificates.issueKeystore(
+      {
+        callsign,
+        purpose: 'browser',
+        actor: { callsign: 'test', clientAddress: null },
+        audit: { action: 'test.issue-key' },
+      },
+      'legacy',
+    );
+    const pfx = issued.keystore;
     const pfxFile = path.join(workDir, `${callsign}-${issued.serial}.pfx`);
     await writeFile(pfxFile, pfx, { mode: 0o600 });
     return {

@@ -50,6 +50,8 @@ export async function startTestPortal(options: StartTestPortalOptions = {}): Pro
       PORTAL_DATA_DIR: dataDir,
       PORTAL_WEB_DIR: path.join(workDir, 'web'),
       PORTAL_LOG_LEVEL: 'silent',
+      // Tests run side by side: a test that scrapes gives its own address.
+      PORTAL_METRICS_ADDRESS: 'off',
       ...options.env,
     },
     { version: '0.0.0-test' },
