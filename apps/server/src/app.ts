@@ -44,7 +44,7 @@ import { builtinFaces, proxyFaces, type RequestFaces } from './tls/request-faces
 import { registerStaticSite } from './http/static-site.js';
 
 /**
- * The web app sends `Content-Type: application/json` on every call (spec §7), also on calls
+ * The web app sends `Content-Type: application/json` on every call, also on calls
  * without a body (invitecode/create, the DELETEs). An empty body is read as no body; anything
  * else goes to Fastify's own parser, which also guards against prototype poisoning.
  */
@@ -122,7 +122,7 @@ export async function buildApp(
       info: {
         title: 'Callsign Portal API',
         version: config.version,
-        description: 'The calls of the Callsign Portal (product.md §4).',
+        description: 'The calls of the Callsign Portal (docs/api.md).',
       },
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },

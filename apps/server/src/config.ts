@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { KEY_ALGORITHMS, type KeyAlgorithm } from './ca/key-pair.js';
 
 /**
- * Every setting of the service, read from the environment once (product.md §7). This module is
+ * Every setting of the service, read from the environment once (docs/deployment.md). This module is
  * the only reader of `process.env`; a bad value stops start-up with a message naming the variable.
  */
 
@@ -178,7 +178,7 @@ const environmentSchema = z.object({
 
 /**
  * `builtin`: one TLS listener for both faces (SNI). `proxy`: plain HTTP behind a reverse proxy
- * that terminates TLS and forwards the client certificate it verified (product.md §1).
+ * that terminates TLS and forwards the client certificate it verified (docs/api.md).
  */
 export type TlsMode = 'builtin' | 'proxy';
 
@@ -198,7 +198,7 @@ export interface Config {
   /**
    * `http://{host}[:{port}]`, the port left out when it is 80: where relying parties fetch the
    * CA's files in plain HTTP, so the CRL, OCSP and caIssuers URLs in certificates start with it
-   * (product.md §5). Built-in TLS answers plain HTTP on its own port, so the port is the public
+   * (docs/api.md). Built-in TLS answers plain HTTP on its own port, so the port is the public
    * one; behind the proxy it is nginx's port-80 server block, so the port is 80.
    */
   httpCaOrigin: string;
@@ -226,7 +226,7 @@ export interface Config {
   brandingDir: string;
   certificateValidityDays: number;
   /**
-   * How far ahead the CRL's `nextUpdate` lies (product.md §5): a TAK Server refuses every client
+   * How far ahead the CRL's `nextUpdate` lies (docs/api.md): a TAK Server refuses every client
    * once the CRL it loaded is past it, so it must outlast the operator's reload interval.
    */
   crlValidityDays: number;

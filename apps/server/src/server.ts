@@ -72,8 +72,8 @@ async function startMetrics(portal: Portal, app: FastifyInstance) {
 }
 
 /**
- * Start-up (product.md §7): data directory, CA, JWT key, migrations, then the listener: one TLS
- * listener for both faces (built-in), or plain HTTP behind the reverse proxy. The service's
+ * Start-up (docs/deployment.md): data directory, CA, JWT key, migrations, then the listener: one
+ * TLS listener for both faces (built-in), or plain HTTP behind the reverse proxy. The service's
  * entry point and the API tests both use this.
  */
 export async function startPortal(

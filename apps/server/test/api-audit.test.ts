@@ -20,7 +20,7 @@ import { pathOf, registeredApiRoutes } from './support/api-routes.js';
 import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
 
 /**
- * The audit log on screen (product.md §12): GET admin/audit pages newest first with filters,
+ * The audit log on screen (docs/operations.md): GET admin/audit pages newest first with filters,
  * GET admin/audit.csv streams the filtered range, and no call changes or removes an event.
  */
 

@@ -26,7 +26,7 @@ import { run } from './support/processes.js';
 import { SERVER_DIST } from './support/repo.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';
 
-// The TAK settings packages (product.md §6) as a member gets them, checked offline by the
+// The TAK settings packages (docs/tak.md) as a member gets them, checked offline by the
 // shared acceptance script (zip, manifest, server.pref, both PKCS#12 files).
 const CHECK_SCRIPT = fileURLToPath(
   new URL('../../../../shared/tools/check-tak-package.sh', import.meta.url),
@@ -162,7 +162,7 @@ describe.each(testEngines())('TAK settings packages on $name', (engine) => {
       revokedAt: null,
     });
 
-    // ATAK/WinTAK: the certificate keys belong to connection 0 only (product.md §6), so a renewed
+    // ATAK/WinTAK: the certificate keys belong to connection 0 only (docs/tak.md), so a renewed
     // package replaces the key of that connection; iTAK also gets its older root config.pref.
     const files = unzipSync(zipOf(answer.files.tak[0]!));
     const atakPref = strFromU8(files['server.pref']!);

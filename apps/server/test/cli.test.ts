@@ -113,7 +113,7 @@ describe('server-cert', () => {
     });
   });
 
-  it('makes the --out folder when it does not exist yet (README "Connecting TAK")', async () => {
+  it('makes the --out folder when it does not exist yet (docs/tak.md)', async () => {
     const out = path.join(workDir, 'new', 'tak');
     const result = await cli(['server-cert', 'tak.example.org', '--out', out]);
     expect(result.code, result.stderr).toBe(0);

@@ -12,8 +12,9 @@ import { Scrape } from './support/prometheus-text.js';
 import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
 
 /**
- * The Prometheus listener (product.md §12): its own address, apart from both faces; scraped over
- * HTTP and read with a Prometheus text parser, its series move as a known sequence of calls says.
+ * The Prometheus listener (docs/operations.md): its own address, apart from both faces; scraped
+ * over HTTP and read with a Prometheus text parser, its series move as a known sequence of calls
+ * says.
  */
 
 const BUDGET = 3;

@@ -417,7 +417,7 @@ describe.each(testEngines())('on $name', (engine) => {
     });
   });
 
-  describe('the CA files in plain HTTP on the TLS port (product.md §5)', () => {
+  describe('the CA files in plain HTTP on the TLS port (docs/api.md)', () => {
     it("writes plain-http URLs on the portal's own port into member certificates", async () => {
       const key = await portal.addMember('Heron5');
       const base = `http://${portal.host}:${portal.port}/ca`;

@@ -48,7 +48,7 @@ const EC_CURVES: readonly string[] = ['prime256v1', 'secp384r1'];
 
 /**
  * The type of a key made elsewhere (a device's, from its CSR), when this CA signs such keys:
- * RSA of at least 2048 bits, or EC on P-256 or P-384 (product.md §9). Anything else throws.
+ * RSA of at least 2048 bits, or EC on P-256 or P-384 (docs/api.md). Anything else throws.
  */
 export function acceptedPublicKeyType(publicKey: KeyObject): PublicKeyType {
   if (publicKey.type !== 'public') {

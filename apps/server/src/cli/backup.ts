@@ -14,7 +14,7 @@ import { appendAuditEvent } from '../modules/audit/service.js';
 import { JWT_KEY_FILE } from '../modules/auth/token-service.js';
 
 /**
- * `backup FILE` / `restore FILE` (product.md §7): the database and the CA material together in
+ * `backup FILE` / `restore FILE` (docs/deployment.md): the database and the CA material together in
  * one zip archive, for SQLite and PostgreSQL alike.
  *
  *   manifest.json            format, version, engine, migrations, row counts

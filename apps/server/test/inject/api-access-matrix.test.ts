@@ -20,7 +20,7 @@ import type { MemberKey } from '../support/member-fixtures.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 
 /**
- * Who may call what (product.md §2, §4; issue 13): every registered /api route, called by every
+ * Who may call what (docs/api.md, issue 13): every registered /api route, called by every
  * kind of caller on both faces, through the inject tier. The expectation below is written from the
  * rules, per access level; the routes come from the portal itself, so a new route is in the
  * matrix without being listed here. A call counts as let through when the answer is anything
@@ -215,7 +215,7 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
     );
   });
 
-  it('declares every admin call of product.md §4 admin: the key on the mTLS face only', () => {
+  it('declares every admin call admin: the key on the mTLS face only', () => {
     const adminCalls = [
       `GET ${apiPaths.peopleList}`,
       'DELETE /api/v1/people/:callsign',
@@ -239,7 +239,7 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
   });
 
   it('lets bearer tokens call only what the spec gives them, and nothing else', () => {
-    // A new call that answers a JWT must be added here on purpose (product.md §2).
+    // A new call that answers a JWT must be added here on purpose (docs/api.md).
     const tokenCalls = routes
       .filter((route) => ['first-admin', 'any', 'member', 'admin-check'].includes(route.access))
       .map((route) => `${route.method} ${route.url}`)

@@ -36,7 +36,7 @@ import { portalOnScratchDatabase, type DatabaseEnv } from '../support/portal-on-
 import { run } from '../support/processes.js';
 import { snapshotTables } from '../support/table-snapshot.js';
 
-// The admin calls of product.md §4 (people, promote/demote, invite codes) and the key download,
+// The admin calls (people, promote/demote, invite codes) and the key download,
 // on both faces through the inject tier, on every database engine.
 
 const VALID = apiPaths.checkAuthValidUser;

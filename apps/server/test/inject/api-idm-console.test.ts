@@ -3,8 +3,8 @@ import { apiPaths, errorResponseSchema, idmConsoleResponseSchema } from '@callsi
 import type { MemberKey } from '../support/member-fixtures.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 
-// GET admin/idm-console: the identity-management console link of the admin area (spec §2
-// "manageusers"), for admins with their key on the mTLS face only.
+// GET admin/idm-console: the identity-management console link of the admin area (shown on
+// manageusers), for admins with their key on the mTLS face only.
 
 describe('GET admin/idm-console with the default console address', () => {
   let portal: InjectPortal;

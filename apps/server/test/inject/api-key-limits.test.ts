@@ -5,7 +5,7 @@ import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
 import { snapshotTables } from '../support/table-snapshot.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 
-// Minting is bounded (product.md §10): at most PORTAL_KEYS_PER_HOUR (default 10) new keys per
+// Minting is bounded (docs/api.md): at most PORTAL_KEYS_PER_HOUR (default 10) new keys per
 // member in any hour, key downloads and TAK packages alike, counted in the database. The other
 // bounds (one mint in flight per member, the slots) are shown deterministically in
 // src/modules/certificates/member-issuance.test.ts.

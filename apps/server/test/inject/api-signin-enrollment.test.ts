@@ -39,7 +39,7 @@ import { snapshotTables } from '../support/table-snapshot.js';
 /**
  * Signing in with codes (firstuser/check-code, token/code/exchange, firstuser/add-admin) and
  * enrollment (invite check, enroll, have-i-been-accepted, list, accept, lock), through the inject
- * tier on both database engines (product.md §2-§4).
+ * tier on both database engines (docs/api.md).
  */
 
 const MINUTE = 60_000;

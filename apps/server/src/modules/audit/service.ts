@@ -48,7 +48,7 @@ export function auditFilterOf(query: FilterQuery): AuditFilter {
 }
 
 /**
- * The audit log as admins read it (product.md §12): pages newest first, and exports of a whole
+ * The audit log as admins read it (docs/operations.md): pages newest first, and exports of a whole
  * filtered range. It only reads and appends: no call changes or removes an event (the database
  * refuses that too).
  */

@@ -12,7 +12,7 @@ import {
 export type { Reservation };
 
 /**
- * Guessing is throttled per client address (product.md §3): check-code, the invite check,
+ * Guessing is throttled per client address (docs/api.md): check-code, the invite check,
  * exchange, enroll and accept share one budget of failures a minute. Past it those calls answer
  * 429 with Retry-After until the minute is over; other addresses are unaffected.
  *

@@ -18,7 +18,7 @@ function datesOf(pem: string) {
   return { thisUpdate: crl.thisUpdate.getTime(), nextUpdate: crl.nextUpdate?.getTime() };
 }
 
-describeWithMigratedDatabase('the CRL schedule (product.md §5)', (database) => {
+describeWithMigratedDatabase('the CRL schedule (docs/api.md)', (database) => {
   let ca: CertificateAuthority;
   beforeAll(async () => {
     ca = await loadTestCa({

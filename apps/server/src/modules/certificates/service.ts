@@ -80,7 +80,7 @@ export interface CertificateServiceOptions {
 }
 
 /**
- * Issues member certificates and keeps the record of every one (product.md §5), revokes them,
+ * Issues member certificates and keeps the record of every one (docs/api.md), revokes them,
  * and keeps the published CRL in step with the record, whichever process revoked.
  */
 export class CertificateService {
@@ -137,7 +137,7 @@ export class CertificateService {
 
   /**
    * `issueForMember` with a key made here (`PORTAL_KEY_ALGORITHM`), packed as the member's
-   * keystore (product.md §5) in the same minting slot as the key generation, before anything is
+   * keystore (docs/api.md) in the same minting slot as the key generation, before anything is
    * recorded: the private key leaves only inside the keystore.
    */
   issueKeystore(

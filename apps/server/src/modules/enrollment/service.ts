@@ -69,7 +69,7 @@ export interface Enrolled {
 }
 
 /**
- * The life of an enrollment (spec §4, product.md §4):
+ * The life of an enrollment (docs/api.md):
  *
  *   (none) --enroll--> pending --accept (admin, approval code)--> approved   member: active
  *                              \-lock (admin, reason)-----------> rejected   member: rejected
@@ -249,7 +249,7 @@ export class EnrollmentService {
   }
 }
 
-/** Codes compare upper-cased and trimmed (product.md §3), by their hash, in constant time. */
+/** Codes compare upper-cased and trimmed (docs/api.md), by their hash, in constant time. */
 function matchesHash(given: string, expectedHash: string): boolean {
   const expected = Buffer.from(expectedHash, 'hex');
   const actual = Buffer.from(hashCode(given), 'hex');

@@ -12,7 +12,7 @@ export interface AdminCodeOptions {
   now?: Date;
 }
 
-/** Makes a single-use admin code (product.md §3); only its hash is kept. */
+/** Makes a single-use admin code (docs/api.md); only its hash is kept. */
 export async function createAdminCode(
   db: Kysely<Database>,
   options: AdminCodeOptions,

@@ -24,7 +24,7 @@ export interface FirstuserServiceOptions {
 }
 
 /**
- * Signing in with a code (product.md §2, §3; spec §4 "Callsign submit, as admin"):
+ * Signing in with a code (docs/api.md):
  *
  *   admin code --exchange--> first-admin JWT --add-admin--> exchange code --exchange--> member JWT
  *

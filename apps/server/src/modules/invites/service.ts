@@ -21,7 +21,7 @@ import {
 /** A fresh code collides with a stored one about once in 32^8 / stored codes: retry a few times. */
 export const CREATE_ATTEMPTS = 5;
 
-/** Admins managing invite codes (product.md §3, §4). Every change is audited in its transaction. */
+/** Admins managing invite codes (docs/api.md). Every change is audited in its transaction. */
 export class InviteService {
   constructor(
     private readonly db: Kysely<Database>,

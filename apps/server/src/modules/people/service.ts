@@ -28,7 +28,7 @@ function sameCallsign(a: string, b: string): boolean {
 }
 
 /**
- * Admins managing members (product.md §4): list, revoke, promote, demote. Each change is one
+ * Admins managing members (docs/api.md): list, revoke, promote, demote. Each change is one
  * transaction under the membership lock, so at least one admin remains under any interleaving.
  */
 export class PeopleService {
