@@ -14,7 +14,14 @@ import { appendAuditEvent } from '../audit/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import type { TokenService } from '../auth/token-service.js';
-import { findInviteCode, inviteCodeState, recordInviteUse } from '../invites/repository.js';
+import {
+  findInviteCode,
+  inviteCodeState,
+  recordInviteUse,
+  type InviteCode,
+} from '../invites/repository.js';
+import { lockReservations, refuseReservedCallsign } from '../invites/reservations.js';
+import { presetOf } from '../presets/preset.js';
 import { insertMember, setMemberStatus } from '../people/repository.js';
 import {
   decideEnrollment,
@@ -28,6 +35,9 @@ import {
 } from './repository.js';
 
 const DAY = 24 * 60 * 60 * 1000;
+
+/** Who approved an auto-approved enrollment whose invite has no owner (made by the CLI, say). */
+export const AUTO_APPROVER = 'auto';
 
 /**
  * How long a pending enrollment is expected to wait for a decision. The enrollment token's own
@@ -84,7 +94,9 @@ export class EnrollmentService {
 
   /**
    * (none) -> pending: uses the invite code, takes the callsign, makes the approval code. The
-   * code is answered here, once, and stored only as its hash.
+   * code is answered here, once, and stored only as its hash. The member gets the invite's TAK
+   * preset; with an auto-approving invite the enrollment is approved in the same transaction
+   * (decided by the invite's owner), so the member may fetch their key at once.
    */
   enroll(
     clientAddress: string,
@@ -95,25 +107,38 @@ export class EnrollmentService {
     const { callsign, inviteCode } = input;
     const approvalCode = generateCode(CODE_LENGTH.approval);
     return db.transaction().execute(async (trx) => {
-      await this.useInviteCode(trx, inviteCode, at);
-      const member = { callsign, status: 'pending', inviteCode, roles: [], at } as const;
+      await lockReservations(trx, 'taking');
+      const invite = await this.useInviteCode(trx, inviteCode, at);
+      await refuseReservedCallsign(trx, callsign, invite, at);
+      const member = {
+        callsign,
+        status: invite.autoApprove ? 'active' : 'pending',
+        inviteCode,
+        roles: [],
+        at,
+        preset: presetOf(invite.team, invite.role),
+      } as const;
       if (!(await insertMember(trx, member))) {
         throw countsAsFailure(new BadRequestError('Callsign taken'));
       }
+      const approver = invite.ownerCallsign ?? AUTO_APPROVER;
       await insertEnrollment(trx, {
         callsign,
         inviteCode,
         approvalCodeHash: hashCode(approvalCode),
         createdAt: at,
+        ...(invite.autoApprove ? { approvedBy: approver } : {}),
       });
-      await appendAuditEvent(trx, {
-        at,
-        actor: callsign,
-        action: 'enrollment.create',
-        target: callsign,
-        outcome: 'success',
-        clientAddress,
-      });
+      const event = { at, target: callsign, outcome: 'success', clientAddress } as const;
+      await appendAuditEvent(trx, { ...event, actor: callsign, action: 'enrollment.create' });
+      if (invite.autoApprove) {
+        await appendAuditEvent(trx, {
+          ...event,
+          actor: approver,
+          action: 'enrollment.accept',
+          detail: { auto_approve: true, invite_code: invite.code },
+        });
+      }
       const { jwt } = await tokens.issue({
         scope: 'enrollment',
         subject: callsign,
@@ -205,9 +230,13 @@ export class EnrollmentService {
     });
   }
 
-  /** Counts one enrollment against the invite code: 404 unknown or deleted, 400 not usable. */
-  private async useInviteCode(trx: Executor, code: string, at: number): Promise<void> {
-    if (await recordInviteUse(trx, code, at)) return;
+  /**
+   * Counts one enrollment against the invite code and returns it: 404 unknown or deleted, 400
+   * not usable (deactivated, expired or used up).
+   */
+  private async useInviteCode(trx: Executor, code: string, at: number): Promise<InviteCode> {
+    const used = await recordInviteUse(trx, code, at);
+    if (used !== undefined) return used;
     const invite = await findInviteCode(trx, code);
     const state = invite === undefined ? 'deleted' : inviteCodeState(invite, at);
     switch (state) {

@@ -1,4 +1,4 @@
-import { CODE_LENGTH } from '@callsign/contract';
+import { CODE_LENGTH, loginLink } from '@callsign/contract';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { appendAuditEvent } from '../audit/repository.js';
@@ -48,5 +48,5 @@ export async function hasActiveAdmin(db: Kysely<Database>): Promise<boolean> {
 
 /** The link the first administrator opens: the login page with the code filled in. */
 export function adminLoginLink(publicOrigin: string, code: string): string {
-  return `${publicOrigin}/login?code=${encodeURIComponent(code)}`;
+  return loginLink(publicOrigin, code);
 }

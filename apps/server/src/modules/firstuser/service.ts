@@ -12,6 +12,7 @@ import {
 } from '../auth/login-code-repository.js';
 import type { IssueTokenInput, TokenClaims, TokenService } from '../auth/token-service.js';
 import { recordUsedToken } from '../auth/used-token-repository.js';
+import { lockReservations, refuseReservedCallsign } from '../invites/reservations.js';
 import { insertMember } from '../people/repository.js';
 
 export interface FirstuserServiceOptions {
@@ -91,6 +92,8 @@ export class FirstuserService {
       if (!(await recordUsedToken(trx, spent))) {
         throw new ForbiddenError('Token already used');
       }
+      await lockReservations(trx, 'taking');
+      await refuseReservedCallsign(trx, callsign, null, at);
       const admin = { callsign, status: 'active', inviteCode: null, roles: ['admin'], at } as const;
       if (!(await insertMember(trx, admin))) {
         throw new BadRequestError('Callsign taken');

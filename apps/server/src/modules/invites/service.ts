@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { CODE_LENGTH } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
-import { NotFoundError } from '../../errors.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/repository.js';
 import { generateCode } from '../auth/codes.js';
 import type { Actor } from '../auth/actor.js';
@@ -13,7 +13,22 @@ import {
   listInviteCodes,
   setInviteCodeActive,
   type InviteCode,
+  type NewInviteCode,
 } from './repository.js';
+
+/** What an admin may give a new code (product.md §11); each is optional. */
+export type InviteOptions = Pick<
+  NewInviteCode,
+  'label' | 'expiresAt' | 'maxUses' | 'autoApprove' | 'team' | 'role'
+>;
+
+/** The options given, for the audit log; undefined when there were none. */
+function auditedOptions(options: InviteOptions): Record<string, unknown> | undefined {
+  const given = Object.entries(options).filter(
+    ([, value]) => value !== undefined && value !== null,
+  );
+  return given.length === 0 ? undefined : Object.fromEntries(given);
+}
 
 /** A fresh code collides with a stored one about once in 32^8 / stored codes: retry a few times. */
 export const CREATE_ATTEMPTS = 5;
@@ -31,18 +46,29 @@ export class InviteService {
     return listInviteCodes(this.db);
   }
 
-  /** A new active code owned by the actor; the primary key refuses a code that exists. */
-  async create(actor: Actor): Promise<string> {
+  /**
+   * A new active code owned by the actor, with the options given (none: a plain reusable code
+   * that needs approval); the primary key refuses a code that exists. 400 for an expiry that is
+   * not in the future.
+   */
+  async create(actor: Actor, options: InviteOptions = {}): Promise<string> {
+    const expiresAt = options.expiresAt ?? null;
+    if (expiresAt !== null && expiresAt <= this.now().getTime()) {
+      throw new BadRequestError('expires_at must be in the future');
+    }
     for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt += 1) {
       const code = this.newCode();
       const created = await this.db.transaction().execute(async (trx) => {
         const at = this.now().getTime();
         const inserted = await insertInviteCode(trx, {
+          ...options,
           code,
           createdAt: at,
           ownerCallsign: actor.callsign,
         });
-        if (inserted) await audit(trx, actor, 'invite.create', code, at);
+        if (inserted) {
+          await audit(trx, actor, 'invite.create', code, at, auditedOptions(options));
+        }
         return inserted;
       });
       if (created) return code;

@@ -1,3 +1,4 @@
+import type { Preset } from '@callsign/contract';
 import type { Config } from '../../config.js';
 import { buildTakPackages, type TakPackage, type TakSettings } from '../../tak/packages.js';
 import { buildTakTruststore } from '../../tak/truststore.js';
@@ -28,12 +29,19 @@ export interface MemberPackages {
 
 /**
  * The TAK settings packages of one member (product.md §6), for the API and the CLI alike: one
- * fresh key pair and certificate per call, the same keystore in all three zips.
+ * fresh key pair and certificate per call, the same keystore in all three zips, the member's
+ * team and role in every one.
  */
+/** Where the packages find the member's TAK preset (team and role). */
+export interface PresetSource {
+  presetFor(callsign: string): Promise<Preset>;
+}
+
 export class TakPackageService {
   constructor(
     private readonly certificates: CertificateService,
     private readonly settings: TakPackageConfig,
+    private readonly presets: PresetSource,
   ) {}
 
   /**
@@ -59,6 +67,7 @@ export class TakPackageService {
       callsign: issued.callsign,
       keystore,
       truststore,
+      preset: await this.presets.presetFor(issued.callsign),
     });
     return { callsign: issued.callsign, serial: issued.serial, packages };
   }
