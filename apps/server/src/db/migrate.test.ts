@@ -200,13 +200,14 @@ describe.each(testEngines())('migrations on $name', (engine) => {
       sql`update invite_codes set auto_approve = 2 where code = 'SLIP2345'`.execute(handle.db),
     ).rejects.toThrow();
 
-    await inviteOptionsAndSlips.down?.(handle.db);
+    const schemaOnly = handle.db as unknown as Kysely<unknown>;
+    await inviteOptionsAndSlips.down(schemaOnly);
     const columns = (await handle.db.introspection.getTables())
       .find((table) => table.name === 'invite_codes')
       ?.columns.map((column) => column.name);
     expect(columns).not.toContain('auto_approve');
     expect(columns).not.toContain('batch_id');
-    await inviteOptionsAndSlips.up(handle.db);
+    await inviteOptionsAndSlips.up(schemaOnly);
     expect(await findInviteCode(handle.db, 'OLDCODE2')).toMatchObject({ autoApprove: false });
   });
 

@@ -53,7 +53,7 @@ export const createInviteBodySchema = z
     team: takTeamSchema.nullish(),
     role: takRoleSchema.nullish(),
   })
-  .optional();
+  .nullish();
 export type CreateInviteBody = z.input<typeof createInviteBodySchema>;
 export const createInviteResponseSchema = z.object({ invite_code: z.string() });
 

@@ -38,9 +38,9 @@ const PROBLEM_TEXT: Record<CallsignProblem, string> = {
 
 /** One sentence naming every callsign that cannot have a slip, and why. */
 export function describeProblems(checked: readonly CheckedCallsign[]): string {
-  const named = checked
-    .filter((entry) => entry.problem !== null)
-    .map((entry) => `${JSON.stringify(entry.callsign)} (${PROBLEM_TEXT[entry.problem!]})`);
+  const named = checked.flatMap(({ callsign, problem }) =>
+    problem === null ? [] : [`${JSON.stringify(callsign)} (${PROBLEM_TEXT[problem]})`],
+  );
   return `No slips were made: ${named.length} callsign${named.length === 1 ? '' : 's'} cannot be used: ${named.join(', ')}`;
 }
 

@@ -42,9 +42,10 @@ export function registerEnrollmentRoutes(fastify: FastifyInstance, context: Rout
         response: { 200: checkInviteCodeResponseSchema },
       },
     },
-    async (request) => ({
-      invitecode_is_active: await service.isInviteCodeActive(request.query.invitecode),
-    }),
+    async (request) => {
+      const invite = await service.checkInviteCode(request.query.invitecode);
+      return { invitecode_is_active: invite.active, reserved_callsign: invite.reservedCallsign };
+    },
   );
 
   app.post(

@@ -85,11 +85,17 @@ export interface Enrolled {
 export class EnrollmentService {
   constructor(private readonly options: EnrollmentServiceOptions) {}
 
-  /** The invite check: true only for a code that admits people now. */
-  async isInviteCodeActive(code: string): Promise<boolean> {
+  /**
+   * The invite check: active only for a code that admits people now, with the callsign it is
+   * for when it is a bulk slip (the only one it enrolls).
+   */
+  async checkInviteCode(
+    code: string,
+  ): Promise<{ active: boolean; reservedCallsign: string | null }> {
     const { db, now } = this.options;
     const invite = await findInviteCode(db, code);
-    return invite !== undefined && inviteCodeState(invite, now().getTime()) === 'usable';
+    const active = invite !== undefined && inviteCodeState(invite, now().getTime()) === 'usable';
+    return { active, reservedCallsign: active ? invite.reservedCallsign : null };
   }
 
   /**

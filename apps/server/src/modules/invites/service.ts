@@ -22,11 +22,9 @@ export type InviteOptions = Pick<
   'label' | 'expiresAt' | 'maxUses' | 'autoApprove' | 'team' | 'role'
 >;
 
-/** The options given, for the audit log; undefined when there were none. */
+/** The options given (not null or false), for the audit log; undefined when there were none. */
 function auditedOptions(options: InviteOptions): Record<string, unknown> | undefined {
-  const given = Object.entries(options).filter(
-    ([, value]) => value !== undefined && value !== null,
-  );
+  const given = Object.entries(options).filter(([, value]) => value !== null && value !== false);
   return given.length === 0 ? undefined : Object.fromEntries(given);
 }
 
