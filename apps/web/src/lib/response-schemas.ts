@@ -2,6 +2,9 @@ import {
   acceptResponseSchema,
   acceptanceResponseSchema,
   addAdminResponseSchema,
+  batchResponseSchema,
+  bulkCheckResponseSchema,
+  bulkResponseSchema,
   checkAdminCodeResponseSchema,
   checkAuthResponseSchema,
   checkInviteCodeResponseSchema,
@@ -17,8 +20,10 @@ import {
   lockResponseSchema,
   peopleListResponseSchema,
   poolsResponseSchema,
+  presetResponseSchema,
   revokePersonResponseSchema,
   roleChangeResponseSchema,
+  voidBatchResponseSchema,
 } from '@callsign/contract';
 
 /**
@@ -30,6 +35,9 @@ export const responseSchemas = {
   accept: acceptResponseSchema,
   acceptance: acceptanceResponseSchema,
   addAdmin: addAdminResponseSchema,
+  batch: batchResponseSchema,
+  bulk: bulkResponseSchema,
+  bulkCheck: bulkCheckResponseSchema,
   checkAdminCode: checkAdminCodeResponseSchema,
   checkAuth: checkAuthResponseSchema,
   checkInviteCode: checkInviteCodeResponseSchema,
@@ -45,8 +53,10 @@ export const responseSchemas = {
   lock: lockResponseSchema,
   peopleList: peopleListResponseSchema,
   pools: poolsResponseSchema,
+  preset: presetResponseSchema,
   revokePerson: revokePersonResponseSchema,
   roleChange: roleChangeResponseSchema,
+  voidBatch: voidBatchResponseSchema,
 };
 
 export type ResponseSchemas = typeof responseSchemas;

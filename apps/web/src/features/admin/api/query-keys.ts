@@ -11,4 +11,6 @@ export const adminKeys = {
   approvals: () => [...adminKeys.all, 'approvals'] as const,
   approvalList: () => [...adminKeys.approvals(), 'list'] as const,
   idmConsole: () => [...adminKeys.all, 'idm-console'] as const,
+  presets: () => [...adminKeys.people(), 'preset'] as const,
+  preset: (callsign: string) => [...adminKeys.presets(), callsign.toLowerCase()] as const,
 };
