@@ -23,6 +23,8 @@ import { DatabaseFailureBudget, registerFailureBudget } from './http/failure-bud
 import { registerMtlsGate } from './http/mtls-gate.js';
 import './http/request-context.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
+import { registerRequestMetrics } from './metrics/request-metrics.js';
+import { registerAuditRoutes } from './modules/audit/routes.js';
 import { registerIdmConsoleRoutes } from './modules/idm-console/routes.js';
 import { Authenticator, registerAccessControl } from './modules/auth/access.js';
 import { registerAuthRoutes } from './modules/auth/routes.js';
@@ -37,6 +39,7 @@ import { registerKeysRoutes } from './modules/keys/routes.js';
 import { registerPeopleRoutes } from './modules/people/routes.js';
 import { registerPresetRoutes } from './modules/presets/routes.js';
 import { registerBulkRoutes } from './modules/bulk/routes.js';
+import { registerTakReadinessRoutes } from './modules/tak-readiness/routes.js';
 import type { RouteContext } from './modules/route-context.js';
 import { builtinFaces, proxyFaces, type RequestFaces } from './tls/request-faces.js';
 import { registerStaticSite } from './http/static-site.js';
@@ -113,6 +116,7 @@ export async function buildApp(
   registerMtlsGate(app, requestFaces(portal), `${config.publicOrigin}/error?code=mtls_fail`);
   registerCrossSiteGuard(app, [config.publicOrigin, config.mtlsOrigin]);
   registerRequestLogging(app);
+  registerRequestMetrics(app, portal.metrics);
   // The OpenAPI document is generated from the same zod schemas the routes validate with.
   await app.register(swagger, {
     openapi: {
@@ -158,6 +162,8 @@ export async function buildApp(
   registerKeysRoutes(app, context);
   registerInstructionsRoutes(app, context);
   registerIdmConsoleRoutes(app, context);
+  registerAuditRoutes(app, context);
+  registerTakReadinessRoutes(app, context);
   app.get(
     apiPaths.openapi,
     {

@@ -265,6 +265,9 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
       `POST ${apiPaths.bulkCheck}`,
       'GET /api/v1/enrollment/bulk/:batch_id',
       'POST /api/v1/enrollment/bulk/:batch_id/void',
+      `GET ${apiPaths.audit}`,
+      `GET ${apiPaths.auditCsv}`,
+      `GET ${apiPaths.takReadiness}`,
     ];
     const declared = new Map(routes.map((route) => [`${route.method} ${route.url}`, route.access]));
     for (const call of adminCalls) expect(declared.get(call), call).toBe('admin');

@@ -22,6 +22,7 @@ const UserManagementPage = lazyPage(adminPages, 'UserManagementPage');
 const CodeListPage = lazyPage(adminPages, 'CodeListPage');
 const InviteQrPage = lazyPage(adminPages, 'InviteQrPage');
 const ApprovalPage = lazyPage(adminPages, 'ApprovalPage');
+const AuditPage = lazyPage(adminPages, 'AuditPage');
 
 const bulkPages = () => import('./routes/bulk-pages');
 const BulkPage = lazyPage(bulkPages, 'BulkPage');
@@ -69,6 +70,7 @@ export function AppRoutes() {
           <Route path={paths.admin.approval.path} element={<ApprovalPage />} />
           <Route path={paths.admin.bulk.path} element={<BulkPage />} />
           <Route path={paths.admin.batch.path} element={<BatchPage />} />
+          <Route path={paths.admin.audit.path} element={<AuditPage />} />
           <Route path={below(paths.admin.home.path)} element={<NotFoundPage />} />
         </Route>
         <Route element={<RouteGuard requirement={R.users} />}>

@@ -36,6 +36,7 @@ export const paths = {
       path: `${BULK}/:batchId/print`,
       href: (batchId: string) => `${withParam(BULK, 'batchId').href(batchId)}/print`,
     },
+    audit: { path: `${ADMIN}/audit` },
   },
   users: {
     home: withParam(USERS, 'callsign'),

@@ -2,6 +2,7 @@ import {
   acceptResponseSchema,
   acceptanceResponseSchema,
   addAdminResponseSchema,
+  auditListResponseSchema,
   batchResponseSchema,
   bulkCheckResponseSchema,
   bulkResponseSchema,
@@ -23,6 +24,7 @@ import {
   presetResponseSchema,
   revokePersonResponseSchema,
   roleChangeResponseSchema,
+  takReadinessResponseSchema,
   voidBatchResponseSchema,
 } from '@callsign/contract';
 
@@ -35,6 +37,7 @@ export const responseSchemas = {
   accept: acceptResponseSchema,
   acceptance: acceptanceResponseSchema,
   addAdmin: addAdminResponseSchema,
+  auditList: auditListResponseSchema,
   batch: batchResponseSchema,
   bulk: bulkResponseSchema,
   bulkCheck: bulkCheckResponseSchema,
@@ -56,6 +59,7 @@ export const responseSchemas = {
   preset: presetResponseSchema,
   revokePerson: revokePersonResponseSchema,
   roleChange: roleChangeResponseSchema,
+  takReadiness: takReadinessResponseSchema,
   voidBatch: voidBatchResponseSchema,
 };
 

@@ -27,16 +27,16 @@ export interface MemberPackages {
   packages: TakPackage[];
 }
 
-/**
- * The TAK settings packages of one member (product.md §6), for the API and the CLI alike: one
- * fresh key pair and certificate per call, the same keystore in all three zips, the member's
- * team and role in every one.
- */
 /** Where the packages find the member's TAK preset (team and role). */
 export interface PresetSource {
   presetFor(callsign: string): Promise<Preset>;
 }
 
+/**
+ * The TAK settings packages of one member (product.md §6), for the API and the CLI alike: one
+ * fresh key pair and certificate per call, the same keystore in all three zips, the member's
+ * team and role in every one.
+ */
 export class TakPackageService {
   constructor(
     private readonly certificates: CertificateService,
@@ -49,15 +49,11 @@ export class TakPackageService {
    * 429 past the member's minting limits. `actor` is who asks, for the audit log.
    */
   async build(callsign: string, actor: Actor): Promise<MemberPackages> {
-    const issued = await this.certificates.issueForMember({
-      callsign,
-      purpose: 'tak-package',
-      key: { generate: this.certificates.memberKeyAlgorithm },
-      actor,
-      audit: { action: 'tak.packages' },
-    });
     // ATAK refuses AES-encrypted keystores: always the legacy format here.
-    const keystore = await this.certificates.packKeystore(issued, 'legacy');
+    const issued = await this.certificates.issueKeystore(
+      { callsign, purpose: 'tak-package', actor, audit: { action: 'tak.packages' } },
+      'legacy',
+    );
     const truststore = await buildTakTruststore(
       { pemFile: this.settings.truststorePemFile, caChainPem: this.certificates.chainPem },
       this.settings.truststorePassword,
@@ -65,7 +61,7 @@ export class TakPackageService {
     );
     const packages = buildTakPackages(this.settings, {
       callsign: issued.callsign,
-      keystore,
+      keystore: issued.keystore,
       truststore,
       preset: await this.presets.presetFor(issued.callsign),
     });

@@ -13,4 +13,7 @@ export const adminKeys = {
   idmConsole: () => [...adminKeys.all, 'idm-console'] as const,
   presets: () => [...adminKeys.people(), 'preset'] as const,
   preset: (callsign: string) => [...adminKeys.presets(), callsign.toLowerCase()] as const,
+  audit: () => [...adminKeys.all, 'audit'] as const,
+  auditList: (filters: object) => [...adminKeys.audit(), 'list', filters] as const,
+  takReadiness: () => [...adminKeys.all, 'tak-readiness'] as const,
 };
