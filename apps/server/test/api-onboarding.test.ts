@@ -438,6 +438,17 @@ describe.each(testEngines())('onboarding on $name', (engine) => {
       });
     });
 
+    it('lists a batch in roster order: case aside, numbers by value', async () => {
+      const made = await createBatch(['Squad10', 'squad2', 'Squad1', 'Alpha'], {});
+      const status = await batch(made.batch_id);
+      expect(status.slips.map((slip) => slip.callsign)).toEqual([
+        'Alpha',
+        'Squad1',
+        'squad2',
+        'Squad10',
+      ]);
+    });
+
     it('follows a slip issued -> enrolled -> key -> revoked; the slip enrolls its callsign only, once', async () => {
       const made = await createBatch(['Walker1', 'Walker2'], { team: 'Teal', role: 'RTO' });
       const slip = made.slips[0]!;

@@ -19,8 +19,13 @@ export interface SlipRecord {
 }
 
 /**
- * The slips of a batch, by callsign (case-insensitively), each with the member who enrolled with
- * it. Members are found through the index on lower(callsign) and keys through the one on
+ * Callsigns as a person reads a roster: case-insensitive, digits by their value (Recruit2 before
+ * Recruit10), so that printed sheets and the batch page follow a numbered unit's order.
+ */
+const rosterOrder = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+/**
+ * The slips of a batch in roster order (above), each with the member who enrolled with it. Members are found through the index on lower(callsign) and keys through the one on
  * issued_certificates' lower(callsign): no scan at any size.
  */
 export async function listBatchSlips(executor: Executor, batchId: string): Promise<SlipRecord[]> {
@@ -53,8 +58,12 @@ export async function listBatchSlips(executor: Executor, batchId: string): Promi
         .as('has_key'),
     ])
     .where('slip.batch_id', '=', batchId)
-    .orderBy(sql`lower(slip.reserved_callsign)`)
     .execute();
+  rows.sort(
+    (a, b) =>
+      rosterOrder.compare(a.reserved_callsign ?? '', b.reserved_callsign ?? '') ||
+      a.code.localeCompare(b.code),
+  );
   return rows.map((row) => ({
     code: row.code,
     callsign: row.reserved_callsign ?? '',
