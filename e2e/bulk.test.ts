@@ -184,4 +184,21 @@ describe('bulk slips in the browser', () => {
     expect(new Set(others.map((entry) => entry.state))).toEqual(new Set(['issued']));
     await adminContext.close();
   });
+
+  it('the batch page fits a 360 px phone in English and Finnish', async () => {
+    for (const language of ['en', 'fi']) {
+      const context = await keyed.browser.newContext(PHONE);
+      await context.addInitScript((lng: string) => {
+        localStorage.setItem('i18nextLng', lng);
+      }, language);
+      const page = await context.newPage();
+      await page.goto(`${service.mtlsOrigin}/app/admin/user-management/bulk/${batchId}`, {
+        waitUntil: 'networkidle',
+      });
+      await page.getByRole('row', { name: /^Recruit10 / }).waitFor();
+      await keepScreenshot(page, `bulk-6-batch-page-${language}`);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), language).toBe(360);
+      await context.close();
+    }
+  });
 });

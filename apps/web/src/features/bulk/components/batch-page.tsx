@@ -81,13 +81,13 @@ export function BatchPage() {
           <table className="w-full border-collapse rounded-lg bg-white text-left shadow-sm">
             <thead>
               <tr className="border-b border-stone-300">
-                <th scope="col" className="px-3 py-2">
+                <th scope="col" className="px-2 py-2 sm:px-3">
                   {t('batch.callsign')}
                 </th>
-                <th scope="col" className="px-3 py-2">
+                <th scope="col" className="px-2 py-2 sm:px-3">
                   {t('batch.code')}
                 </th>
-                <th scope="col" className="px-3 py-2">
+                <th scope="col" className="px-2 py-2 sm:px-3">
                   {t('batch.state_title')}
                 </th>
               </tr>
@@ -95,11 +95,13 @@ export function BatchPage() {
             <tbody>
               {slips.map((slip) => (
                 <tr key={slip.invite_code} className="border-b border-stone-200">
-                  <th scope="row" className="px-3 py-2 font-semibold break-all">
+                  <th scope="row" className="px-2 py-2 font-semibold break-all sm:px-3">
                     {slip.callsign}
                   </th>
-                  <td className="px-3 py-2 font-mono tracking-widest">{slip.invite_code}</td>
-                  <td className="px-3 py-2">
+                  <td className="px-2 py-2 font-mono tracking-wider sm:px-3 sm:tracking-widest">
+                    {slip.invite_code}
+                  </td>
+                  <td className="px-2 py-2 sm:px-3">
                     <SlipStateBadge state={slip.state} />
                   </td>
                 </tr>
