@@ -9,7 +9,7 @@ import { errorMessage } from '../../../lib/api-client';
 import { formatDateTime, ONBOARDING_NS } from '../../../lib/onboarding';
 import { paths } from '../../../lib/paths';
 import { batchQueryOptions, useVoidBatch } from '../api/bulk';
-import { BulkFrame } from './bulk-frame';
+import { TitledPage } from '../../../components/titled-page';
 import { SlipStateBadge } from './slip-state-badge';
 
 /**
@@ -28,7 +28,7 @@ export function BatchPage() {
   const unused = count('issued') + count('expired');
 
   return (
-    <BulkFrame title={t('batch.title')} back={paths.admin.codeList.path}>
+    <TitledPage title={t('batch.title')} back={paths.admin.codeList.path}>
       {batch.isPending && <p role="status">{t('batch.loading')}</p>}
       {batch.isError && (
         <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
@@ -131,6 +131,6 @@ export function BatchPage() {
           }}
         />
       )}
-    </BulkFrame>
+    </TitledPage>
   );
 }

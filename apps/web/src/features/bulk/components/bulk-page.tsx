@@ -20,7 +20,7 @@ import { paths } from '../../../lib/paths';
 import { validateCallsign } from '../../../lib/validation';
 import { checkQueryOptions, useCreateBatch } from '../api/bulk';
 import { readCallsigns } from '../callsign-list';
-import { BulkFrame } from './bulk-frame';
+import { TitledPage } from '../../../components/titled-page';
 
 const VALIDITY_HOURS = [12, 24, 72, 168, 336, 720] as const;
 /** The server is asked about the list once typing has paused this long. */
@@ -96,7 +96,7 @@ export function BulkPage() {
   const role = takRoleSchema.safeParse(preset.role);
 
   return (
-    <BulkFrame title={t('bulk.title')} back={paths.admin.codeList.path}>
+    <TitledPage title={t('bulk.title')} back={paths.admin.codeList.path}>
       <p className="text-stone-700">{t('bulk.intro')}</p>
       <TextAreaField
         label={t('bulk.callsigns')}
@@ -217,6 +217,6 @@ export function BulkPage() {
           ? t('bulk.creating')
           : t('bulk.create', { count: callsigns.length - problems })}
       </Button>
-    </BulkFrame>
+    </TitledPage>
   );
 }

@@ -1,9 +1,12 @@
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Navbar } from '../../../components/navbar';
+import { Navbar } from './navbar';
 
-/** A bulk page of the admin area: the navbar with the way back, the title, the page. */
-export function BulkFrame({
+/**
+ * A page below an area's home (the admin pages, the bulk pages): the navbar with the way back,
+ * the title, the page.
+ */
+export function TitledPage({
   title,
   back,
   children,
