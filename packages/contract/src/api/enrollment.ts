@@ -5,8 +5,8 @@ import { approvalCodeField, callsignField, codeField, successTrue } from './fiel
 export const checkInviteCodeQuerySchema = z.strictObject({ invitecode: codeField });
 export const checkInviteCodeResponseSchema = z.object({
   invitecode_is_active: z.boolean(),
-  /** The callsign a usable bulk slip is for: the only one it enrolls (product.md §11). */
-  reserved_callsign: z.string().nullable().optional(),
+  /** Only for a usable bulk slip: the callsign it is for, the only one it enrolls. */
+  reserved_callsign: z.string().optional(),
 });
 
 /** POST enrollment/invitecode/enroll */

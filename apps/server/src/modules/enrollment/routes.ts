@@ -44,7 +44,10 @@ export function registerEnrollmentRoutes(fastify: FastifyInstance, context: Rout
     },
     async (request) => {
       const invite = await service.checkInviteCode(request.query.invitecode);
-      return { invitecode_is_active: invite.active, reserved_callsign: invite.reservedCallsign };
+      // A plain code answers exactly as the spec's client knows it; only a usable slip says more.
+      return invite.reservedCallsign === null
+        ? { invitecode_is_active: invite.active }
+        : { invitecode_is_active: invite.active, reserved_callsign: invite.reservedCallsign };
     },
   );
 

@@ -13,7 +13,7 @@ export interface CodeValidity {
   isAdminCodeValid: boolean;
   isEnrollmentCodeValid: boolean;
   /** The callsign a bulk slip's code is for: the only one it enrolls. */
-  reservedCallsign?: string | null | undefined;
+  reservedCallsign?: string | undefined;
 }
 
 /** The code validity check: the admin-code check and the invite check together (spec §7). */
