@@ -9,6 +9,7 @@ export * from './api/firstuser.js';
 export * from './api/enrollment.js';
 export * from './api/people.js';
 export * from './api/invites.js';
+export * from './api/onboarding.js';
 export * from './api/keys.js';
 export * from './api/instructions.js';
 export * from './api/admin.js';
