@@ -16,6 +16,7 @@ const EXPECTED_TABLES = [
   'login_codes',
   'member_roles',
   'members',
+  'tak_enrollment_tokens',
   'used_tokens',
 ];
 
@@ -117,7 +118,9 @@ describe.each(testEngines())('migrations on $name', (engine) => {
         values (${serial}, 'Old1', ${purpose}, ${at}, ${at + 1}, ${at})`.execute(handle.db);
     }
 
-    expect(await migrateToLatest(handle)).toEqual(['0004-key-purposes-and-presets']);
+    expect(
+      await migrateToLatest(handle, migrationsThrough('0004-key-purposes-and-presets')),
+    ).toEqual(['0004-key-purposes-and-presets']);
 
     const certificates = await handle.db
       .selectFrom('issued_certificates')
@@ -142,6 +145,49 @@ describe.each(testEngines())('migrations on $name', (engine) => {
       );
     await insert('04', 'tak-enroll');
     await expect(insert('05', 'member')).rejects.toThrow();
+  });
+
+  it('add the TAK enrollment tokens: one per member, each hash once, nothing else touched', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    await migrateToLatest(handle, migrationsThrough('0004-key-purposes-and-presets'));
+    const at = Date.now();
+    await sql`insert into members (callsign, status, created_at, updated_at)
+      values ('Kept1', 'active', ${at}, ${at})`.execute(handle.db);
+
+    expect(await migrateToLatest(handle, migrationsThrough('0005-tak-enrollment-tokens'))).toEqual([
+      '0005-tak-enrollment-tokens',
+    ]);
+
+    expect(await handle.db.selectFrom('members').select('callsign').execute()).toEqual([
+      { callsign: 'Kept1' },
+    ]);
+    const token = (callsign: string, hash: string) =>
+      handle.db
+        .insertInto('tak_enrollment_tokens')
+        .values({
+          callsign,
+          token_hash: hash,
+          created_at: at,
+          expires_at: at + 1,
+          created_by: 'Kept1',
+        })
+        .execute();
+    await token('Kept1', 'a'.repeat(64));
+    expect(
+      await handle.db.selectFrom('tak_enrollment_tokens').selectAll().executeTakeFirstOrThrow(),
+    ).toEqual({
+      callsign: 'Kept1',
+      token_hash: 'a'.repeat(64),
+      created_at: at,
+      expires_at: at + 1,
+      created_by: 'Kept1',
+      used_at: null,
+      client_uid: null,
+      serial: null,
+    });
+    await expect(token('Kept1', 'b'.repeat(64))).rejects.toThrow();
+    await expect(token('Other1', 'a'.repeat(64))).rejects.toThrow();
   });
 
   it.runIf(engine.name === 'postgres')(
