@@ -29,6 +29,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     env: {
       ...process.env,
       PORTAL_PORT: String(port),
+      PORTAL_TAK_ENROLL_PORT: String(await freePort()),
       PORTAL_DATA_DIR: dataDir,
       DATABASE_URL: '',
       PORTAL_LOG_LEVEL: 'warn',

@@ -35,6 +35,7 @@ import { registerInstructionsRoutes } from './modules/instructions/routes.js';
 import { registerInvitesRoutes } from './modules/invites/routes.js';
 import { registerKeysRoutes } from './modules/keys/routes.js';
 import { registerPeopleRoutes } from './modules/people/routes.js';
+import { registerTakEnrollRoutes } from './modules/tak-enroll/routes.js';
 import type { RouteContext } from './modules/route-context.js';
 import { builtinFaces, proxyFaces, type RequestFaces } from './tls/request-faces.js';
 import { registerStaticSite } from './http/static-site.js';
@@ -154,6 +155,7 @@ export async function buildApp(
   registerKeysRoutes(app, context);
   registerInstructionsRoutes(app, context);
   registerIdmConsoleRoutes(app, context);
+  registerTakEnrollRoutes(app, context);
   app.get(
     apiPaths.openapi,
     {

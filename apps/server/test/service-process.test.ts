@@ -11,11 +11,18 @@ const MAIN = path.join(SERVER_DIST, 'main.js');
 
 let workDir: string;
 let port: number;
+let enrollPort: number;
 
 function startService(): ServiceProcess {
   return spawnNode(MAIN, {
     cwd: workDir,
-    env: { ...process.env, PORTAL_PORT: String(port), PORTAL_DATA_DIR: 'data', DATABASE_URL: '' },
+    env: {
+      ...process.env,
+      PORTAL_PORT: String(port),
+      PORTAL_TAK_ENROLL_PORT: String(enrollPort),
+      PORTAL_DATA_DIR: 'data',
+      DATABASE_URL: '',
+    },
   });
 }
 
@@ -52,6 +59,7 @@ beforeAll(async () => {
   expect(existsSync(MAIN), 'build the server first (npm run build)').toBe(true);
   workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-process-'));
   port = await freePort();
+  enrollPort = await freePort();
 });
 
 afterAll(async () => {

@@ -12,3 +12,4 @@ export * from './api/invites.js';
 export * from './api/keys.js';
 export * from './api/instructions.js';
 export * from './api/admin.js';
+export * from './api/tak.js';

@@ -35,6 +35,8 @@ export function postgresEngine() {
 export interface PortalInstance {
   name: string;
   port: number;
+  /** The TAK enrollment face's plain-HTTP port (nginx's 8446 server block forwards to it). */
+  enrollPort: number;
   child: ChildProcess;
   output(): string;
   exited: Promise<number | null>;
@@ -69,9 +71,15 @@ export async function startInstance(
 ): Promise<PortalInstance> {
   if (!existsSync(MAIN)) throw new Error(`build the server first (npm run build): no ${MAIN}`);
   const port = await freePort();
+  const enrollPort = await freePort();
   const service = spawnNode(MAIN, {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env, PORTAL_PORT: String(port) },
+    env: {
+      ...process.env,
+      ...env,
+      PORTAL_PORT: String(port),
+      PORTAL_TAK_ENROLL_PORT: String(enrollPort),
+    },
   });
   const { child, exited } = service;
   const output = () => service.output();
@@ -86,6 +94,7 @@ export async function startInstance(
   return {
     name,
     port,
+    enrollPort,
     child,
     output,
     exited,
