@@ -27,6 +27,13 @@ async function announceFirstAdmin(portal: Portal): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+function metricsUrl(config: Config): string {
+  const address = config.metricsAddress;
+  if (address === undefined) return 'off (PORTAL_METRICS_ADDRESS)';
+  const host = address.host.includes(':') ? `[${address.host}]` : address.host;
+  return `http://${host}:${address.port}/metrics`;
+}
+
 function describeFaces(config: Config): string {
   return [
     `  Portal:      ${config.publicOrigin}/`,
@@ -39,6 +46,7 @@ function describeFaces(config: Config): string {
       : `  TAK enroll:  https://${config.takHost}:${config.takEnroll.publicPort}/Marti/api/tls/ (${config.tlsMode === 'proxy' ? `plain HTTP on ${config.listenAddress}:${config.takEnroll.port} behind the proxy` : `${config.listenAddress}:${config.takEnroll.port}`})`,
     `  Data:        ${config.dataDir} (${config.databaseUrl === undefined ? 'SQLite' : 'PostgreSQL'})`,
     `  CA chain:    ${config.publicOrigin}/ca/ca.pem`,
+    `  Metrics:     ${metricsUrl(config)}`,
   ].join('\n');
 }
 

@@ -1,10 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { X509Certificate } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openPortal, type Portal } from './portal.js';
 import { createPlainListener } from './http/plain-listener.js';
 import { buildTakEnrollApp } from './modules/tak-enroll/face.js';
+import { startMetricsListener, type MetricsListener } from './metrics/listener.js';
+import type { ScrapeProbes } from './metrics/portal-metrics.js';
+import { countEnrollmentsByState } from './modules/enrollment/repository.js';
 import { createDualFaceServer, type PortalListener } from './tls/dual-face-server.js';
 import { loadServerCredentials } from './tls/server-credentials.js';
 import { createTakEnrollServer } from './tls/tak-enroll-server.js';
@@ -17,6 +21,8 @@ export interface RunningPortal {
   port: number;
   /** The TAK enrollment face, unless `PORTAL_TAK_ENROLL_PORT=off`. */
   takEnroll: { app: FastifyInstance; server: PortalListener; port: number } | undefined;
+  /** The Prometheus listener; undefined when PORTAL_METRICS_ADDRESS is off. */
+  metrics: MetricsListener | undefined;
   /** Stops accepting, finishes what is in flight, closes the database. */
   close(): Promise<void>;
 }
@@ -42,6 +48,31 @@ async function builtinTlsListener(portal: Portal, app: FastifyInstance): Promise
     handler: (request, response) => {
       app.routing(request, response);
     },
+  });
+}
+
+/** What the metrics read from the database and the CA when Prometheus scrapes. */
+function scrapeProbes(portal: Portal): ScrapeProbes {
+  const { database, certificates, ca } = portal;
+  return {
+    enrollmentsByState: () => countEnrollmentsByState(database.db),
+    currentCrl: () => certificates.currentCrl(),
+    caCertificates: [
+      { ca: 'root', notAfter: new Date(new X509Certificate(ca.rootCertificatePem).validTo) },
+      { ca: 'issuing', notAfter: new Date(new X509Certificate(ca.issuingCertificatePem).validTo) },
+    ],
+    ...(database.poolUsage === undefined ? {} : { pool: database.poolUsage }),
+  };
+}
+
+/** The Prometheus listener, apart from both faces, when PORTAL_METRICS_ADDRESS is not off. */
+async function startMetrics(portal: Portal, app: FastifyInstance) {
+  const address = portal.config.metricsAddress;
+  if (address === undefined) return undefined;
+  portal.metrics.watch(scrapeProbes(portal));
+  portal.metrics.collectProcessMetrics();
+  return startMetricsListener(address, portal.metrics, (error) => {
+    app.log.error({ err: error }, 'metrics: a scrape failed');
   });
 }
 
@@ -113,12 +144,15 @@ export async function startPortal(
       opened.unshift(enrollServer);
       takEnroll = { app: enrollApp, server: enrollServer, port: enrollPort };
     }
+    const metrics = await startMetrics(portal, app);
+    if (metrics !== undefined) opened.unshift(metrics);
     return {
       portal,
       app,
       server,
       port,
       takEnroll,
+      metrics,
       async close() {
         // The listeners first (they finish what is in flight), then the apps, then the database.
         for (const part of opened) await part.close();

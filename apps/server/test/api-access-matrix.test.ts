@@ -236,6 +236,9 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
       `POST ${apiPaths.accept}`,
       `POST ${apiPaths.lock}`,
       `GET ${apiPaths.idmConsole}`,
+      `GET ${apiPaths.audit}`,
+      `GET ${apiPaths.auditCsv}`,
+      `GET ${apiPaths.takReadiness}`,
     ];
     const declared = new Map(routes.map((route) => [`${route.method} ${route.url}`, route.access]));
     for (const call of adminCalls) expect(declared.get(call), call).toBe('admin');

@@ -22,6 +22,7 @@ function startService(): ServiceProcess {
       PORTAL_TAK_ENROLL_PORT: String(enrollPort),
       PORTAL_DATA_DIR: 'data',
       DATABASE_URL: '',
+      PORTAL_METRICS_ADDRESS: 'off',
     },
   });
 }

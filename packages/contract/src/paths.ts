@@ -29,6 +29,9 @@ export const apiPaths = {
   keyDownload: (callsign: string) => `${API_PREFIX}/enduserpfx/${encodeURIComponent(callsign)}`,
   instructions: `${API_PREFIX}/instructions/user`,
   idmConsole: `${API_PREFIX}/admin/idm-console`,
+  audit: `${API_PREFIX}/admin/audit`,
+  auditCsv: `${API_PREFIX}/admin/audit.csv`,
+  takReadiness: `${API_PREFIX}/admin/tak-readiness`,
   openapi: '/api/openapi.json',
 } as const;
 

@@ -22,6 +22,21 @@ function signedInAdmin(
     http.get(apiPaths.checkAuthValidUser, () => HttpResponse.json(identity)),
     http.get(apiPaths.checkAuthAdmin, () => HttpResponse.json(identity)),
     http.get(apiPaths.idmConsole, idm),
+    http.get(apiPaths.takReadiness, () =>
+      HttpResponse.json({
+        tak: { host: 'tak.field.example', port: 8089 },
+        truststore: { source: 'portal-ca', file: null, certificates: [], error: null },
+        crl: {
+          number: '1',
+          this_update: '2026-11-22T10:00:00.000Z',
+          next_update: '2026-12-06T10:00:00.000Z',
+          age_seconds: 60,
+          url: 'http://field.example/ca/crl.pem',
+        },
+        check_command: 'npm run --silent portal -- tak-check',
+      }),
+    ),
+    http.get(apiPaths.audit, () => HttpResponse.json({ events: [], next_before: null })),
     http.get(apiPaths.healthcheck, () =>
       HttpResponse.json({
         healthcheck: 'success',
@@ -55,9 +70,10 @@ describe('the admin area in the route table', () => {
       '/app/admin/manageusers',
     );
     expect(screen.getByRole('heading', { name: 'TAK' })).toBeInTheDocument();
+    expect(await screen.findByText('tak.field.example:8089')).toBeInTheDocument();
   });
 
-  it('manageusers: three link cards and the console the server names, in a new tab', async () => {
+  it('manageusers: four link cards and the console the server names, in a new tab', async () => {
     signedInAdmin();
     renderArea('/app/admin/manageusers');
     const console = await screen.findByRole('link', {
@@ -78,6 +94,17 @@ describe('the admin area in the route table', () => {
       'href',
       '/app/admin/user-management',
     );
+    expect(screen.getByRole('link', { name: /^Audit log/ })).toHaveAttribute(
+      'href',
+      '/app/admin/audit',
+    );
+  });
+
+  it('/app/admin/audit is the audit log', async () => {
+    signedInAdmin();
+    renderArea('/app/admin/audit');
+    expect(await screen.findByRole('heading', { name: 'Audit log', level: 1 })).toBeInTheDocument();
+    expect(await screen.findByText('No events match the filters.')).toBeInTheDocument();
   });
 
   it('manageusers says so when the console address cannot be had', async () => {

@@ -22,6 +22,7 @@ const UserManagementPage = lazyPage(adminPages, 'UserManagementPage');
 const CodeListPage = lazyPage(adminPages, 'CodeListPage');
 const InviteQrPage = lazyPage(adminPages, 'InviteQrPage');
 const ApprovalPage = lazyPage(adminPages, 'ApprovalPage');
+const AuditPage = lazyPage(adminPages, 'AuditPage');
 
 const QuickstartList = lazyPage(() => import('../guides/tak/quickstart-list'), 'QuickstartList');
 const UsageOverview = lazyPage(() => import('../guides/tak/usage-overview'), 'UsageOverview');
@@ -58,6 +59,7 @@ export function AppRoutes() {
           <Route path={paths.admin.codeList.path} element={<CodeListPage />} />
           <Route path={paths.admin.inviteCode.path} element={<InviteQrPage />} />
           <Route path={paths.admin.approval.path} element={<ApprovalPage />} />
+          <Route path={paths.admin.audit.path} element={<AuditPage />} />
           <Route path={below(paths.admin.home.path)} element={<NotFoundPage />} />
         </Route>
         <Route element={<RouteGuard requirement={R.users} />}>

@@ -29,6 +29,7 @@ export const paths = {
     codeList: { path: CODE_LIST },
     inviteCode: withParam(CODE_LIST, 'inviteCode'),
     approval: { path: `${ADMIN}/user-management/approval` },
+    audit: { path: `${ADMIN}/audit` },
   },
   users: {
     home: withParam(USERS, 'callsign'),

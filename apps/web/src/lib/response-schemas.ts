@@ -2,6 +2,7 @@ import {
   acceptResponseSchema,
   acceptanceResponseSchema,
   addAdminResponseSchema,
+  auditListResponseSchema,
   checkAdminCodeResponseSchema,
   checkAuthResponseSchema,
   checkInviteCodeResponseSchema,
@@ -19,6 +20,7 @@ import {
   poolsResponseSchema,
   revokePersonResponseSchema,
   roleChangeResponseSchema,
+  takReadinessResponseSchema,
 } from '@callsign/contract';
 
 /**
@@ -30,6 +32,7 @@ export const responseSchemas = {
   accept: acceptResponseSchema,
   acceptance: acceptanceResponseSchema,
   addAdmin: addAdminResponseSchema,
+  auditList: auditListResponseSchema,
   checkAdminCode: checkAdminCodeResponseSchema,
   checkAuth: checkAuthResponseSchema,
   checkInviteCode: checkInviteCodeResponseSchema,
@@ -47,6 +50,7 @@ export const responseSchemas = {
   pools: poolsResponseSchema,
   revokePerson: revokePersonResponseSchema,
   roleChange: roleChangeResponseSchema,
+  takReadiness: takReadinessResponseSchema,
 };
 
 export type ResponseSchemas = typeof responseSchemas;

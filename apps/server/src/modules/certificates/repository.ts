@@ -99,20 +99,20 @@ export async function revokeCertificate(
   return result.numUpdatedRows > 0n;
 }
 
-/** Revokes every unrevoked certificate of `callsign` (any case); returns their serials. */
+/** Revokes every unrevoked certificate of `callsign` (any case); returns them by serial. */
 export async function revokeCertificatesOf(
   executor: Executor,
   callsign: string,
   revocation: { at: number; reason: string | null },
-): Promise<string[]> {
+): Promise<{ serial: string; purpose: CertificatePurpose }[]> {
   const rows = await executor
     .updateTable('issued_certificates')
     .set({ revoked_at: revocation.at, revocation_reason: revocation.reason })
     .where((eb) => eb(eb.fn('lower', ['callsign']), '=', eb.fn('lower', [eb.val(callsign)])))
     .where('revoked_at', 'is', null)
-    .returning('serial')
+    .returning(['serial', 'purpose'])
     .execute();
-  return rows.map((row) => row.serial).sort();
+  return rows.sort((a, b) => (a.serial < b.serial ? -1 : a.serial > b.serial ? 1 : 0));
 }
 
 /** Every revoked certificate, oldest revocation first: the entries of the CRL. */

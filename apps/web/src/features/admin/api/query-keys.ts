@@ -11,4 +11,7 @@ export const adminKeys = {
   approvals: () => [...adminKeys.all, 'approvals'] as const,
   approvalList: () => [...adminKeys.approvals(), 'list'] as const,
   idmConsole: () => [...adminKeys.all, 'idm-console'] as const,
+  audit: () => [...adminKeys.all, 'audit'] as const,
+  auditList: (filters: object) => [...adminKeys.audit(), 'list', filters] as const,
+  takReadiness: () => [...adminKeys.all, 'tak-readiness'] as const,
 };

@@ -3,10 +3,11 @@ import { useTranslation } from 'react-i18next';
 import { LinkButton } from '../../../components/button';
 import { Card } from '../../../components/card';
 import { paths } from '../../../lib/paths';
+import { TakReadinessCard } from './tak-readiness';
 
 /**
- * /app/admin: the welcome, the way to the user management, and the service card the app puts
- * below them (the TAK card, spec §2).
+ * /app/admin: the welcome, the way to the user management, the service card the app puts
+ * below them (the TAK card, spec §2), and the TAK Server readiness the portal can see.
  */
 export function AdminHome({ callsign, serviceCard }: { callsign: string; serviceCard: ReactNode }) {
   const { t } = useTranslation();
@@ -25,6 +26,7 @@ export function AdminHome({ callsign, serviceCard }: { callsign: string; service
         </LinkButton>
       </Card>
       {serviceCard}
+      <TakReadinessCard />
     </div>
   );
 }

@@ -6,7 +6,7 @@ import { AdminPage } from './admin-page';
 import { ExternalLinkCard, LinkCard } from './link-card';
 import { QueryState } from './query-state';
 
-/** /app/admin/manageusers: the three user pages and the identity-management console. */
+/** /app/admin/manageusers: the three user pages, the audit log and the identity-management console. */
 export function ManageUsersPage() {
   const { t } = useTranslation();
   const idmConsole = useQuery(idmConsoleQueryOptions());
@@ -27,6 +27,11 @@ export function ManageUsersPage() {
           to={paths.admin.userManagement.path}
           title={t('admin.manageusers.manage_users')}
           text={t('admin.manageusers.manage_users_text')}
+        />
+        <LinkCard
+          to={paths.admin.audit.path}
+          title={t('admin.manageusers.audit_log')}
+          text={t('admin.manageusers.audit_log_text')}
         />
       </nav>
       <section aria-labelledby="idm-console-title" className="flex flex-col gap-2">
