@@ -36,7 +36,9 @@ export async function checkCsr(der: Buffer): Promise<CheckedCsr> {
   try {
     signed = await request.verify(webcrypto);
   } catch {
-    throw new BadCsrError('the certificate request is signed with an algorithm this CA does not use');
+    throw new BadCsrError(
+      'the certificate request is signed with an algorithm this CA does not use',
+    );
   }
   if (!signed) throw new BadCsrError('the certificate request’s signature does not hold');
   let publicKey: KeyObject;

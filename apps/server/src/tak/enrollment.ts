@@ -40,7 +40,11 @@ export function certificateConfigXml(deployment: string): string {
  * (so neither one long line nor an empty last line).
  */
 export function base64Lines(der: Uint8Array): string {
-  return (Buffer.from(der).toString('base64').match(/.{1,64}/g) ?? []).join('\n');
+  return (
+    Buffer.from(der)
+      .toString('base64')
+      .match(/.{1,64}/g) ?? []
+  ).join('\n');
 }
 
 /** What an enrollment answers: the member's new certificate and the CAs to trust with it. */
@@ -121,7 +125,9 @@ export function atakEnrollUri(options: {
   token: string;
 }): string {
   const host =
-    options.takPort === DEFAULT_TAK_PORT ? options.takHost : `${options.takHost}:${options.takPort}`;
+    options.takPort === DEFAULT_TAK_PORT
+      ? options.takHost
+      : `${options.takHost}:${options.takPort}`;
   const query = new URLSearchParams({ host, username: options.username, token: options.token });
   return `tak://com.atakmap.app/enroll?${query.toString()}`;
 }

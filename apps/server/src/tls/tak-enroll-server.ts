@@ -1,7 +1,11 @@
 import https from 'node:https';
 import type { RequestListener } from 'node:http';
 import { DEFAULT_CLIENT_HELLO_LIMITS, type ClientHelloLimits } from './client-hello.js';
-import { DEFAULT_HELLO_TIMEOUT_MS, secureDefaults, type TlsCredentials } from './dual-face-server.js';
+import {
+  DEFAULT_HELLO_TIMEOUT_MS,
+  secureDefaults,
+  type TlsCredentials,
+} from './dual-face-server.js';
 import { createHelloGatedListener } from './hello-gate.js';
 import type { PortalListener } from './listener.js';
 

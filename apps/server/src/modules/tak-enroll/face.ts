@@ -114,12 +114,14 @@ export async function buildTakEnrollApp(
       if (format === undefined) throw new NotAcceptableError();
       const answer = await enrollment.sign(login, bodyText(request.body), deviceOf(request));
       reply.header('cache-control', 'no-store');
+      // Bytes, so that Fastify adds no charset: node-tak compares `application/json` literally.
       if (format === 'xml') {
-        return reply.header('content-type', 'application/xml').send(signClientXml(answer));
+        return reply
+          .header('content-type', 'application/xml')
+          .send(Buffer.from(signClientXml(answer)));
       }
-      // Exactly `application/json`: node-tak compares the type literally.
       const type = format === 'json' ? 'application/json' : 'text/plain;charset=UTF-8';
-      return reply.header('content-type', type).send(signClientJson(answer));
+      return reply.header('content-type', type).send(Buffer.from(signClientJson(answer)));
     },
   );
 

@@ -53,14 +53,7 @@ export async function findEnrollmentLogin(
   const row = await executor
     .selectFrom('tak_enrollment_tokens as t')
     .innerJoin('members as m', 'm.callsign', 't.callsign')
-    .select([
-      't.callsign',
-      't.expires_at',
-      't.used_at',
-      'm.status',
-      'm.tak_team',
-      'm.tak_role',
-    ])
+    .select(['t.callsign', 't.expires_at', 't.used_at', 'm.status', 'm.tak_team', 'm.tak_role'])
     .where('t.token_hash', '=', tokenHash)
     .executeTakeFirst();
   return (
