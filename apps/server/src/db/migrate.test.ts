@@ -112,7 +112,8 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     // Before 0008 nothing stopped a change.
     await sql`update audit_events set actor = 'Before'`.execute(handle.db);
 
-    expect(await migrateToLatest(handle)).toEqual(['0008-audit-append-only']);
+    // Other slices' migrations (0005…0007) run in between; 0008 is the last.
+    expect((await migrateToLatest(handle)).at(-1)).toBe('0008-audit-append-only');
 
     await insert('0190a1b2-0000-7000-8000-000000000002');
     await expect(sql`update audit_events set actor = 'After'`.execute(handle.db)).rejects.toThrow(
