@@ -20,6 +20,7 @@ import {
   poolsResponseSchema,
   revokePersonResponseSchema,
   roleChangeResponseSchema,
+  takEnrollmentTokenResponseSchema,
   takReadinessResponseSchema,
 } from '@callsign/contract';
 
@@ -50,6 +51,7 @@ export const responseSchemas = {
   pools: poolsResponseSchema,
   revokePerson: revokePersonResponseSchema,
   roleChange: roleChangeResponseSchema,
+  takEnrollmentToken: takEnrollmentTokenResponseSchema,
   takReadiness: takReadinessResponseSchema,
 };
 
