@@ -41,7 +41,7 @@ describe('TAK guide structure', () => {
     expect(withDownload).toEqual(['android1', 'ios1', 'win2']);
   });
 
-  it('offers the scan as quickstart step 1's first card for Android and iOS, the zip after it', () => {
+  it('offers the scan first on quickstart step 1 for Android and iOS, the zip after it', () => {
     for (const platform of ['android', 'ios'] as const) {
       const cards = TAK_GUIDES.quickstart[platform][0]?.cards ?? [];
       expect(cards[0]).toMatchObject({ id: 'scan', enroll: true });
