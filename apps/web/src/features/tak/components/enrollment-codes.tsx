@@ -66,14 +66,17 @@ export function EnrollmentCodes({
         </div>
       )}
       {!expired && (
-        <dl className="grid grid-cols-[auto_1fr] items-baseline gap-x-4 gap-y-2 rounded-lg bg-stone-100 p-4">
+        <dl className="grid grid-cols-1 gap-x-4 gap-y-1 rounded-lg bg-stone-100 p-4 sm:grid-cols-[auto_1fr] sm:items-baseline sm:gap-y-2">
           <dt className="font-semibold">{t('tak_enroll.username')}</dt>
-          <dd className="font-mono text-2xl break-all" data-testid="tak-enroll-username">
+          <dd
+            className="mb-2 font-mono text-2xl break-all sm:mb-0"
+            data-testid="tak-enroll-username"
+          >
             {token.username}
           </dd>
           <dt className="font-semibold">{t('tak_enroll.password')}</dt>
           <dd
-            className="font-mono text-2xl tracking-wider break-all"
+            className="mb-2 font-mono text-2xl tracking-wider whitespace-nowrap sm:mb-0"
             data-testid="tak-enroll-token"
           >
             {token.token}
