@@ -128,6 +128,8 @@ process.stdout.write(
     pid: process.pid,
     port: running.port,
     host: config.host,
+    takHost: config.takHost,
+    takEnrollPort: running.takEnroll?.port,
     mtlsHost: config.mtlsHost,
     engine: portal.database.engine,
     dataDir: options.dataDir,
