@@ -372,7 +372,7 @@ describe.each(testEngines())('TAK enrollment on $name', (engine) => {
       return { response, device };
     }
 
-    it('answer the §9 shape: 12 characters, 15 minutes, the ATAK link and the iTAK QR', async () => {
+    it('answer a 12-character code for 15 minutes, stored hashed, with the ATAK link and the iTAK QR', async () => {
       const member = await portal.addMember('Shape1');
       const before = Date.now();
       const token = await tokenFor(member);

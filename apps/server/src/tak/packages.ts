@@ -98,7 +98,7 @@ export function buildDataPackage(options: {
   return zipSync(zippable);
 }
 
-/** One settings package of a member (product.md §6). */
+/** One settings package of a member: server.pref, truststore and keystore. */
 export function buildTakPackage(
   settings: TakSettings,
   contents: PackageContents,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { API_PREFIX } from '../paths.js';
 import { isoTime } from './fields.js';
 
-/** The calls of one-scan TAK enrollment (product.md §9). */
+/** The calls of one-scan TAK enrollment. */
 export const takPaths = {
   /** POST (the member, by key or by their JWT once approved): a token for the caller. */
   enrollmentToken: `${API_PREFIX}/tak/enrollment-token`,

@@ -57,7 +57,7 @@ export interface Device {
 }
 
 /**
- * Signs a TAK client's own key for the member it logged in as (product.md §9): the request's
+ * Signs a TAK client's own key for the member it logged in as: the request's
  * CN must be the callsign, its signature must hold and its key be one this CA signs (400, the
  * token unspent, otherwise); the certificate is issued through the one issuing call with purpose
  * `tak-enroll` and the device's id, and the token is spent in the transaction that records it.
@@ -132,7 +132,7 @@ export class TakEnrollment {
   }
 
   /**
-   * The trust package of a member (product.md §9): the connection that enrolls by itself, and a
+   * The trust package of a member: the connection that enrolls by itself, and a
    * truststore with the same CAs an enrollment answers (they validate the enrollment face and the
    * TAK server). No key: it is not a credential.
    */

@@ -54,7 +54,7 @@ function deviceOf(request: FastifyRequest<{ Querystring: EnrollQuery }>): Device
 }
 
 /**
- * The TAK enrollment face (`https://{takHost}:8446`, product.md §9): its own small application
+ * The TAK enrollment face (`https://{takHost}:8446`, README "TAK enrollment"): its own small application
  * behind its own listener, so that neither it nor the portal's faces can ever answer the other's
  * paths. Only `/Marti/api/tls/*`; everything else is 404. Every call logs in with HTTP Basic
  * (callsign and a one-time token) and spends the caller's failure budget like the portal's code

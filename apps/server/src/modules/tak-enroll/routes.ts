@@ -15,7 +15,7 @@ import type { RouteContext } from '../route-context.js';
 import { takEnrollmentServices } from './services.js';
 
 /**
- * One-scan TAK enrollment on the portal's API (product.md §9): an enrollment token for the
+ * One-scan TAK enrollment on the portal's API: an enrollment token for the
  * caller (their key, or their JWT once approved: a member can connect ATAK without ever
  * installing a browser key) or, for an admin's enrollment station, for any active member; and
  * the trust package. 404 while the enrollment face is off (`PORTAL_TAK_ENROLL_PORT=off`).

@@ -60,7 +60,7 @@ export function basicCredentials(
 }
 
 /**
- * The one-time tokens of TAK enrollment (product.md §9): 12 characters of the code alphabet,
+ * The one-time tokens of TAK enrollment: 12 characters of the code alphabet,
  * stored only as a hash, one per member (a new one voids the last), single use; a spent token
  * still fetches the profile for `PROFILE_WINDOW_MS`.
  */
