@@ -130,6 +130,12 @@ describe.each(testEngines())('TAK enrollment on $name', (engine) => {
   describe('ATAK 4.x, as its source sends it (legacy signClient)', () => {
     it('reads the config, enrolls a SHA-1 RSA-4096 CSR, gets the PKCS#12 and the profile, and the certificate opens the mTLS face', async () => {
       const member = await portal.addMember('Atak4x1');
+      // The admin's preset for this member, which the profile hands to ATAK.
+      await portal.portal.database.db
+        .updateTable('members')
+        .set({ tak_team: 'Dark Green', tak_role: 'Medic' })
+        .where('callsign', '=', 'Atak4x1')
+        .execute();
       const token = await tokenFor(member);
       const basic: [string, string] = [token.username, token.token];
 
@@ -226,10 +232,10 @@ describe.each(testEngines())('TAK enrollment on $name', (engine) => {
         '<entry key="locationCallsign" class="class java.lang.String">Atak4x1</entry>',
       );
       expect(pref).toContain(
-        '<entry key="locationTeam" class="class java.lang.String">Cyan</entry>',
+        '<entry key="locationTeam" class="class java.lang.String">Dark Green</entry>',
       );
       expect(pref).toContain(
-        '<entry key="atakRoleType" class="class java.lang.String">Team Member</entry>',
+        '<entry key="atakRoleType" class="class java.lang.String">Medic</entry>',
       );
 
       expect(await asDevice(leaf, device)).toBe(200);
