@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import { X509Certificate, createPublicKey } from 'node:crypto';
 import https from 'node:https';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { unzipSync, strFromU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -35,6 +37,25 @@ const SIGN_V2 = '/Marti/api/tls/signClient/v2';
 const SIGN_LEGACY = '/Marti/api/tls/signClient';
 const PROFILE = '/Marti/api/tls/profile/enrollment';
 const DEPLOYMENT = 'portal';
+
+/** `keytool -list` of a PKCS#12 file; undefined where no JDK is installed. */
+async function keytoolList(file: string, password: string): Promise<string | undefined> {
+  try {
+    const { stdout } = await promisify(execFile)('keytool', [
+      '-list',
+      '-storetype',
+      'PKCS12',
+      '-keystore',
+      file,
+      '-storepass',
+      password,
+    ]);
+    return stdout;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
 
 /** ATAK's subject order for {CN, O, OU} (a Java HashMap's): OU, CN, O. */
 const atakSubject = (callsign: string) => `/OU=members/CN=${callsign}/O=${DEPLOYMENT}`;
@@ -191,6 +212,14 @@ describe.each(testEngines())('TAK enrollment on $name', (engine) => {
       const names = bags.map((bag) => /friendlyName: (\S+)/.exec(bag)?.[1]);
       expect(names).toEqual(['signedCert', 'ca0', 'ca1']);
       expect(info).not.toContain('PRIVATE KEY');
+      // Java's keystore (ATAK reads it with Android's): three trusted certificates, one named
+      // signedCert (the JDK lower-cases aliases on load; Android's keeps them).
+      const listed = await keytoolList(p12File, 'atakatak');
+      if (listed !== undefined) {
+        expect(listed).toContain('Your keystore contains 3 entries');
+        expect(listed.match(/trustedCertEntry/g)).toHaveLength(3);
+        expect(listed).toMatch(/^signedcert,/im);
+      }
       const leafPem = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/.exec(
         bags[0] ?? '',
       )?.[0];
