@@ -5,10 +5,10 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openPortal, type Portal } from './portal.js';
 import { createPlainListener } from './http/plain-listener.js';
-import { buildTakEnrollApp } from './modules/tak-enroll/face.js';
+import { buildTakEnrollApp } from './tak-enroll-app.js';
 import { startMetricsListener, type MetricsListener } from './metrics/listener.js';
 import type { ScrapeProbes } from './metrics/portal-metrics.js';
-import { countEnrollmentsByState } from './modules/enrollment/repository.js';
+import { countEnrollmentsByState } from './modules/enrollment/service.js';
 import { createDualFaceServer, type PortalListener } from './tls/dual-face-server.js';
 import { loadServerCredentials } from './tls/server-credentials.js';
 import { createTakEnrollServer } from './tls/tak-enroll-server.js';
@@ -109,8 +109,8 @@ async function listenOn(server: PortalListener, port: number, address: string): 
 }
 
 /**
- * Start-up (product.md §7): data directory, CA, JWT key, migrations, then the listener: one TLS
- * listener for both faces (built-in), or plain HTTP behind the reverse proxy. The service's
+ * Start-up (docs/deployment.md): data directory, CA, JWT key, migrations, then the listener: one
+ * TLS listener for both faces (built-in), or plain HTTP behind the reverse proxy. The service's
  * entry point and the API tests both use this.
  */
 export async function startPortal(

@@ -3,10 +3,10 @@ import { TAK_ENROLL_TOKEN_LENGTH } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
 import { ConflictError, countsAsFailure, HttpError, NotFoundError } from '../../errors.js';
 import type { MemberPreset } from '../../tak/server-pref.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { generateCode, hashCode } from '../auth/codes.js';
-import { findMemberByCallsign } from '../people/repository.js';
+import { findMember } from '../people/service.js';
 import {
   findEnrollmentLogin,
   replaceEnrollmentToken,
@@ -77,7 +77,7 @@ export class EnrollmentTokens {
    */
   issue(callsign: string, actor: Actor): Promise<IssuedToken> {
     return this.db.transaction().execute(async (trx) => {
-      const member = await findMemberByCallsign(trx, callsign);
+      const member = await findMember(trx, callsign);
       if (member === undefined) throw new NotFoundError('No such member');
       if (member.status !== 'active') {
         throw new ConflictError(`${member.callsign} is not an active member`);

@@ -6,18 +6,24 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import type { Portal } from '../../portal.js';
-import { registerErrorHandler } from '../../http/error-handler.js';
-import { DatabaseFailureBudget, registerFailureBudget } from '../../http/failure-budget.js';
-import { loggerOptions, registerRequestLogging } from '../../http/logger.js';
+import type { Portal } from './portal.js';
+import { registerErrorHandler } from './http/error-handler.js';
+import { registerFailureBudget } from './http/failure-budget.js';
+import { DatabaseFailureBudget } from './modules/auth/failure-budget.js';
+import { loggerOptions, registerRequestLogging } from './http/logger.js';
 import {
   certificateConfigXml,
   signClientJson,
   signClientPkcs12,
   signClientXml,
-} from '../../tak/enrollment.js';
-import { answerFormat, deviceId, NotAcceptableError, type Device } from './enrollment.js';
-import { takEnrollmentServices } from './services.js';
+} from './tak/enrollment.js';
+import {
+  answerFormat,
+  deviceId,
+  NotAcceptableError,
+  type Device,
+} from './modules/tak-enroll/enrollment.js';
+import { takEnrollmentServices } from './modules/tak-enroll/services.js';
 
 /** The paths of the TAK certificate-enrollment protocol, as TAK Server serves them. */
 export const TAK_ENROLL_PATHS = {
@@ -54,7 +60,7 @@ function deviceOf(request: FastifyRequest<{ Querystring: EnrollQuery }>): Device
 }
 
 /**
- * The TAK enrollment face (`https://{takHost}:8446`, README "TAK enrollment"): its own small application
+ * The TAK enrollment face (`https://{takHost}:8446`, docs/tak.md): its own small application
  * behind its own listener, so that neither it nor the portal's faces can ever answer the other's
  * paths. Only `/Marti/api/tls/*`; everything else is 404. Every call logs in with HTTP Basic
  * (callsign and a one-time token) and spends the caller's failure budget like the portal's code
