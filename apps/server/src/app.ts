@@ -40,6 +40,7 @@ import { registerKeysRoutes } from './modules/keys/routes.js';
 import { registerPeopleRoutes } from './modules/people/routes.js';
 import { registerPresetRoutes } from './modules/presets/routes.js';
 import { registerBulkRoutes } from './modules/bulk/routes.js';
+import { registerTakEnrollRoutes } from './modules/tak-enroll/routes.js';
 import { registerTakReadinessRoutes } from './modules/tak-readiness/routes.js';
 import type { RouteContext } from './modules/route-context.js';
 import { builtinFaces, proxyFaces, type RequestFaces } from './tls/request-faces.js';
@@ -163,6 +164,7 @@ export async function buildApp(
   registerKeysRoutes(app, context);
   registerInstructionsRoutes(app, context);
   registerIdmConsoleRoutes(app, context);
+  registerTakEnrollRoutes(app, context);
   registerAuditRoutes(app, context);
   registerTakReadinessRoutes(app, context);
   app.get(

@@ -13,4 +13,5 @@ export * from './api/onboarding.js';
 export * from './api/keys.js';
 export * from './api/instructions.js';
 export * from './api/admin.js';
+export * from './api/tak.js';
 export * from './api/audit.js';

@@ -41,6 +41,7 @@ export const BACKUP_TABLES: readonly (keyof Database)[] = [
   'used_tokens',
   'audit_events',
   'failure_windows',
+  'tak_enrollment_tokens',
 ];
 
 /** The files of the CA directory that a backup carries and a restore writes back. */

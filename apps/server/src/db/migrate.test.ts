@@ -19,6 +19,7 @@ const EXPECTED_TABLES = [
   'login_codes',
   'member_roles',
   'members',
+  'tak_enrollment_tokens',
   'used_tokens',
 ];
 
@@ -114,11 +115,8 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     // Before 0008 nothing stopped a change.
     await sql`update audit_events set actor = 'Before'`.execute(handle.db);
 
-    // 0007 (from a parallel slice) sorts before 0008 and runs first.
-    expect(await migrateToLatest(handle)).toEqual([
-      '0007-invite-options-and-slips',
-      '0008-audit-append-only',
-    ]);
+    // Other slices' migrations (0005…0007) run in between; 0008 is the last.
+    expect((await migrateToLatest(handle)).at(-1)).toBe('0008-audit-append-only');
 
     await insert('0190a1b2-0000-7000-8000-000000000002');
     await expect(sql`update audit_events set actor = 'After'`.execute(handle.db)).rejects.toThrow(
@@ -249,6 +247,49 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     expect(columns).not.toContain('batch_id');
     await inviteOptionsAndSlips.up(schemaOnly);
     expect(await findInviteCode(handle.db, 'OLDCODE2')).toMatchObject({ autoApprove: false });
+  });
+
+  it('add the TAK enrollment tokens: one per member, each hash once, nothing else touched', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    await migrateToLatest(handle, migrationsThrough('0004-key-purposes-and-presets'));
+    const at = Date.now();
+    await sql`insert into members (callsign, status, created_at, updated_at)
+      values ('Kept1', 'active', ${at}, ${at})`.execute(handle.db);
+
+    expect(await migrateToLatest(handle, migrationsThrough('0005-tak-enrollment-tokens'))).toEqual([
+      '0005-tak-enrollment-tokens',
+    ]);
+
+    expect(await handle.db.selectFrom('members').select('callsign').execute()).toEqual([
+      { callsign: 'Kept1' },
+    ]);
+    const token = (callsign: string, hash: string) =>
+      handle.db
+        .insertInto('tak_enrollment_tokens')
+        .values({
+          callsign,
+          token_hash: hash,
+          created_at: at,
+          expires_at: at + 1,
+          created_by: 'Kept1',
+        })
+        .execute();
+    await token('Kept1', 'a'.repeat(64));
+    expect(
+      await handle.db.selectFrom('tak_enrollment_tokens').selectAll().executeTakeFirstOrThrow(),
+    ).toEqual({
+      callsign: 'Kept1',
+      token_hash: 'a'.repeat(64),
+      created_at: at,
+      expires_at: at + 1,
+      created_by: 'Kept1',
+      used_at: null,
+      client_uid: null,
+      serial: null,
+    });
+    await expect(token('Kept1', 'b'.repeat(64))).rejects.toThrow();
+    await expect(token('Other1', 'a'.repeat(64))).rejects.toThrow();
   });
 
   it.runIf(engine.name === 'postgres')(

@@ -133,6 +133,27 @@ export interface FailureWindowsTable {
   failures: number;
 }
 
+/**
+ * A member's one-time token of the TAK certificate-enrollment protocol: one row per member (a new
+ * token replaces the last), stored only as a hash (modules/tak-enroll).
+ */
+export interface TakEnrollmentTokensTable {
+  /** As the member's record has it. */
+  callsign: Immutable<string>;
+  /** SHA-256 of the token, upper-cased (modules/auth/codes.ts). */
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+  /** Who made it: the member, or the admin at an enrollment station. */
+  created_by: string;
+  /** When it signed a certificate; a spent token only fetches the profile, for a while. */
+  used_at: number | null;
+  /** The device that spent it (the TAK client's own id). */
+  client_uid: string | null;
+  /** The certificate it signed. */
+  serial: string | null;
+}
+
 export interface Database {
   members: MembersTable;
   member_roles: MemberRolesTable;
@@ -143,4 +164,5 @@ export interface Database {
   used_tokens: UsedTokensTable;
   audit_events: AuditEventsTable;
   failure_windows: FailureWindowsTable;
+  tak_enrollment_tokens: TakEnrollmentTokensTable;
 }

@@ -6,6 +6,7 @@ import {
   enrollResponseSchema,
   errorResponseSchema,
   exchangeCodeResponseSchema,
+  takPaths,
   type TokenScope,
 } from '@callsign/contract';
 import { testEngines } from '../../src/db/test-engines.testing.js';
@@ -262,6 +263,7 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
       `GET ${apiPaths.audit}`,
       `GET ${apiPaths.auditCsv}`,
       `GET ${apiPaths.takReadiness}`,
+      `POST ${takPaths.enrollmentToken}/:callsign`,
     ];
     const declared = new Map(routes.map((route) => [`${route.method} ${route.url}`, route.access]));
     for (const call of adminCalls) expect(declared.get(call), call).toBe('admin');
@@ -283,6 +285,9 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
         'GET /api/v1/enduserpfx/:callsign',
         `GET ${apiPaths.instructions}`,
         `GET ${apiPaths.myPreset}`,
+        // A member connects ATAK with their JWT once approved, without a browser key.
+        `POST ${takPaths.enrollmentToken}`,
+        `GET ${takPaths.trustPackage}`,
       ].sort(),
     );
   });

@@ -24,6 +24,7 @@ import {
   presetResponseSchema,
   revokePersonResponseSchema,
   roleChangeResponseSchema,
+  takEnrollmentTokenResponseSchema,
   takReadinessResponseSchema,
   voidBatchResponseSchema,
 } from '@callsign/contract';
@@ -59,6 +60,7 @@ export const responseSchemas = {
   preset: presetResponseSchema,
   revokePerson: revokePersonResponseSchema,
   roleChange: roleChangeResponseSchema,
+  takEnrollmentToken: takEnrollmentTokenResponseSchema,
   takReadiness: takReadinessResponseSchema,
   voidBatch: voidBatchResponseSchema,
 };

@@ -188,6 +188,11 @@ export function takenCallsigns(
   return findTakenCallsigns(executor, callsigns);
 }
 
+/** A member by callsign (any case), inside the caller's transaction; undefined for none. */
+export function findMember(executor: Executor, callsign: string) {
+  return findMemberByCallsign(executor, callsign);
+}
+
 /** True while at least one active member holds the admin role. */
 export async function hasActiveAdmin(executor: Executor): Promise<boolean> {
   return (await countActiveAdmins(executor)) > 0;
