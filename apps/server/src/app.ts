@@ -33,6 +33,7 @@ import { enrollmentTokenPolicy } from './modules/enrollment/token-policy.js';
 import { registerFirstuserRoutes } from './modules/firstuser/routes.js';
 import { registerInstructionsRoutes } from './modules/instructions/routes.js';
 import { registerInvitesRoutes } from './modules/invites/routes.js';
+import { registerKeyLifecycleRoutes } from './modules/keys/lifecycle-routes.js';
 import { registerKeysRoutes } from './modules/keys/routes.js';
 import { registerPeopleRoutes } from './modules/people/routes.js';
 import type { RouteContext } from './modules/route-context.js';
@@ -152,6 +153,7 @@ export async function buildApp(
   registerPeopleRoutes(app, context);
   registerInvitesRoutes(app, context);
   registerKeysRoutes(app, context);
+  registerKeyLifecycleRoutes(app, context);
   registerInstructionsRoutes(app, context);
   registerIdmConsoleRoutes(app, context);
   app.get(

@@ -56,7 +56,11 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
       keyAlgorithm: config.keyAlgorithm,
       crlValidityDays: config.crlValidityDays,
     },
-    { members: new Membership(database.db), keysPerHour: config.keysPerHour },
+    {
+      members: new Membership(database.db),
+      keysPerHour: config.keysPerHour,
+      maxKeysPerMember: config.maxKeysPerMember,
+    },
   );
   const members: MemberLookup = async (callsign) => {
     const member = await findMemberByCallsign(database.db, callsign);

@@ -83,6 +83,8 @@ const SAMPLES: Record<string, string> = {
   approvecode: 'WRONG234',
   lock_reason: 'matrix',
   format: 'legacy',
+  serial: '0a0b0c0d',
+  days: '30',
 };
 
 function sampleFor(schema: unknown): Record<string, string> {
@@ -93,7 +95,8 @@ function sampleFor(schema: unknown): Record<string, string> {
 /** The request a caller makes to a route: their own callsign in the path (their key download). */
 function requestFor(route: ApiRoute, who: Who): [string, unknown] {
   const query = new URLSearchParams(sampleFor(route.schema.querystring)).toString();
-  const parameter = route.url.includes(':callsign') ? (who.callsign ?? 'Matrix1') : 'ZZZZ9999';
+  const parameter = (name: string) =>
+    name === 'callsign' ? (who.callsign ?? 'Matrix1') : (SAMPLES[name] ?? 'ZZZZ9999');
   const path = `${pathOf(route, parameter)}${query === '' ? '' : `?${query}`}`;
   const body = route.schema.body === undefined ? undefined : sampleFor(route.schema.body);
   return [path, body];
@@ -236,6 +239,11 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
       `POST ${apiPaths.accept}`,
       `POST ${apiPaths.lock}`,
       `GET ${apiPaths.idmConsole}`,
+      'GET /api/v1/people/:callsign/keys',
+      'DELETE /api/v1/people/:callsign/keys/:serial',
+      'POST /api/v1/people/:callsign/renewal-code',
+      `GET ${apiPaths.expiring}`,
+      `GET ${apiPaths.caExpiry}`,
     ];
     const declared = new Map(routes.map((route) => [`${route.method} ${route.url}`, route.access]));
     for (const call of adminCalls) expect(declared.get(call), call).toBe('admin');
@@ -256,6 +264,9 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
         `POST ${apiPaths.addAdmin}`,
         'GET /api/v1/enduserpfx/:callsign',
         `GET ${apiPaths.instructions}`,
+        // A member's own keys (product.md §10): with a token none of them is the one in use.
+        `GET ${apiPaths.myKeys}`,
+        'DELETE /api/v1/me/keys/:serial',
       ].sort(),
     );
   });

@@ -10,5 +10,6 @@ export * from './api/enrollment.js';
 export * from './api/people.js';
 export * from './api/invites.js';
 export * from './api/keys.js';
+export * from './api/keys-lifecycle.js';
 export * from './api/instructions.js';
 export * from './api/admin.js';

@@ -13,7 +13,11 @@ export type MemberStatus = 'pending' | 'active' | 'rejected' | 'revoked';
 export type Role = 'admin';
 /** 0 pending, 1 approved, 2 rejected: the numbers the API shows in `enrollment/list`. */
 export type EnrollmentState = 0 | 1 | 2;
-export type LoginCodeKind = 'admin' | 'exchange';
+/**
+ * admin: makes the first admin; exchange: signs in the admin add-admin made; renewal: signs a
+ * member in again after their key expired (an admin makes it).
+ */
+export type LoginCodeKind = 'admin' | 'exchange' | 'renewal';
 /**
  * What a certificate is for: a member's browser key (.pfx), the key in a TAK settings package, a
  * key a TAK client made itself and enrolled for, or a TLS server's.
@@ -67,11 +71,11 @@ export interface InviteCodesTable {
   deleted_at: number | null;
 }
 
-/** Admin and exchange codes, stored only as a hash. */
+/** Admin, exchange and renewal codes, stored only as a hash. */
 export interface LoginCodesTable {
   code_hash: Immutable<string>;
   kind: Immutable<LoginCodeKind>;
-  /** The member an exchange code signs in; null for admin codes. */
+  /** The member an exchange or renewal code signs in; null for admin codes. */
   subject_callsign: Immutable<string | null>;
   created_at: Immutable<number>;
   expires_at: Immutable<number>;

@@ -17,7 +17,12 @@ import { BadRequestError, TooManyRequestsError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { HourlyRefusals, MintsInFlight, type MintingSlots } from './minting-limits.js';
-import { recentIssuanceTimes, recordIssuedCertificate } from './repository.js';
+import {
+  liveCertificateSerials,
+  recentIssuanceTimes,
+  recordIssuedCertificate,
+  revokeCertificate,
+} from './repository.js';
 
 /** What a member's certificate is for; `server` certificates are issued elsewhere. */
 export type MemberPurpose = Exclude<CertificatePurpose, 'server'>;
@@ -76,6 +81,11 @@ export type MemberSigner = Pick<
 export interface IssuanceLimits {
   /** New certificates per member in any rolling hour (`PORTAL_KEYS_PER_HOUR`), on every instance. */
   keysPerHour: number;
+  /**
+   * Live keys (unrevoked, unexpired) a member may hold (`PORTAL_MAX_KEYS_PER_MEMBER`): issuing
+   * one more revokes the oldest, so keys forgotten on lost devices do not pile up.
+   */
+  maxKeysPerMember: number;
   /** Key generations at once in this process; keystore packing shares the same slots. */
   slots: MintingSlots;
   /**
@@ -87,11 +97,15 @@ export interface IssuanceLimits {
 
 const HOUR_MS = 3_600_000;
 
+/** Why a key was revoked when a newer one pushed it past the bound on live keys. */
+export const SUPERSEDED = 'superseded';
+
 /**
  * The one way a member gets a certificate (product.md §5, §9, §10): the member must be active;
  * one mint per member at a time; at most `keysPerHour` a member an hour; key generation in a
  * bounded number of slots; then, in one transaction under the membership lock, the member is
- * checked again, the certificate recorded and the issuance audited. Nothing is recorded when any
+ * checked again, the certificate recorded and the issuance audited, and the oldest live keys
+ * beyond `maxKeysPerMember` revoked as superseded (each audited). Nothing is recorded when any
  * step refuses; a refused request makes no key.
  */
 export class MemberIssuer {
@@ -149,10 +163,40 @@ export class MemberIssuer {
           clientAddress: request.actor.clientAddress,
           detail: { serial: minted.serial, ...request.audit.detail },
         });
+        await this.supersedeBeyondBound(trx, callsign, minted.serial, at, request.actor);
       });
       return { ...minted, callsign };
     } finally {
       release();
+    }
+  }
+
+  /**
+   * Revokes the member's oldest live keys while they hold more than the bound, the one just
+   * issued (`newSerial`) never among them. Inside the issuing transaction, under the lock.
+   */
+  private async supersedeBeyondBound(
+    trx: Transaction<Database>,
+    callsign: string,
+    newSerial: string,
+    at: number,
+    actor: Actor,
+  ): Promise<void> {
+    const older = (await liveCertificateSerials(trx, callsign, at)).filter(
+      (serial) => serial !== newSerial,
+    );
+    const excess = older.length + 1 - this.limits.maxKeysPerMember;
+    for (const serial of older.slice(0, Math.max(0, excess))) {
+      await revokeCertificate(trx, serial, { at, reason: SUPERSEDED });
+      await appendAuditEvent(trx, {
+        at,
+        actor: actor.callsign,
+        action: 'key.supersede',
+        target: callsign,
+        outcome: 'success',
+        clientAddress: actor.clientAddress,
+        detail: { serial, supersededBy: newSerial },
+      });
     }
   }
 
