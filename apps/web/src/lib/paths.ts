@@ -29,10 +29,13 @@ export const paths = {
     codeList: { path: CODE_LIST },
     inviteCode: withParam(CODE_LIST, 'inviteCode'),
     approval: { path: `${ADMIN}/user-management/approval` },
+    expiringKeys: { path: `${ADMIN}/user-management/expiring-keys` },
   },
   users: {
     home: withParam(USERS, 'callsign'),
   },
+  /** The signed-in member's own keys (members and admins alike). */
+  keys: { path: '/app/keys' },
   tak: {
     home: { path: TAK },
     quickstart: { path: `${TAK}/quickstart` },

@@ -1,5 +1,6 @@
 import { useAuth } from '../../features/auth/components/auth-provider';
 import { AdminHome } from '../../features/admin/components/admin-home';
+import { RenewalBanner } from '../../features/keys/components/renewal-banner';
 import { TakCard } from '../../features/tak/components/tak-card';
 
 /**
@@ -8,6 +9,7 @@ import { TakCard } from '../../features/tak/components/tak-card';
  */
 export { ApprovalPage } from '../../features/admin/components/approval-page';
 export { CodeListPage } from '../../features/admin/components/code-list-page';
+export { ExpiringKeysPage } from '../../features/admin/components/expiring-keys-page';
 export { InviteQrPage } from '../../features/admin/components/invite-qr-page';
 export { ManageUsersPage } from '../../features/admin/components/manage-users-page';
 export { UserManagementPage } from '../../features/admin/components/user-management-page';
@@ -15,5 +17,11 @@ export { UserManagementPage } from '../../features/admin/components/user-managem
 /** /app/admin: the admin home with the signed-in admin's callsign and the TAK card. */
 export function AdminHomePage() {
   const { callsign } = useAuth();
-  return <AdminHome callsign={callsign ?? ''} serviceCard={<TakCard />} />;
+  return (
+    <AdminHome
+      callsign={callsign ?? ''}
+      notice={<RenewalBanner />}
+      serviceCard={<TakCard notice={<RenewalBanner scope="tak" />} />}
+    />
+  );
 }

@@ -1,5 +1,6 @@
 import { Navigate, useParams } from 'react-router';
 import { useAuth } from '../../features/auth/components/auth-provider';
+import { RenewalBanner } from '../../features/keys/components/renewal-banner';
 import { MemberHome } from '../../features/member/components/member-home';
 import { TakCard } from '../../features/tak/components/tak-card';
 import { paths } from '../../lib/paths';
@@ -10,5 +11,11 @@ export function MemberRoute() {
   const { callsign } = useParams();
   const own = auth.callsign ?? '';
   if (callsign !== own) return <Navigate to={paths.users.home.href(own)} replace />;
-  return <MemberHome callsign={own} serviceCard={<TakCard />} />;
+  return (
+    <MemberHome
+      callsign={own}
+      notice={<RenewalBanner />}
+      serviceCard={<TakCard notice={<RenewalBanner scope="tak" />} />}
+    />
+  );
 }

@@ -11,4 +11,8 @@ export const adminKeys = {
   approvals: () => [...adminKeys.all, 'approvals'] as const,
   approvalList: () => [...adminKeys.approvals(), 'list'] as const,
   idmConsole: () => [...adminKeys.all, 'idm-console'] as const,
+  keys: () => [...adminKeys.all, 'keys'] as const,
+  personKeys: (callsign: string) => [...adminKeys.keys(), 'person', callsign] as const,
+  expiring: (days: number) => [...adminKeys.keys(), 'expiring', days] as const,
+  caExpiry: () => [...adminKeys.all, 'ca-expiry'] as const,
 };

@@ -28,6 +28,11 @@ export function ManageUsersPage() {
           title={t('admin.manageusers.manage_users')}
           text={t('admin.manageusers.manage_users_text')}
         />
+        <LinkCard
+          to={paths.admin.expiringKeys.path}
+          title={t('admin.manageusers.expiring_keys')}
+          text={t('admin.manageusers.expiring_keys_text')}
+        />
       </nav>
       <section aria-labelledby="idm-console-title" className="flex flex-col gap-2">
         <h2 id="idm-console-title" className="text-xl font-bold">

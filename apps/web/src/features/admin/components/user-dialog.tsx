@@ -6,6 +6,7 @@ import { Dialog } from '../../../components/dialog';
 import { errorMessage } from '../../../lib/api-client';
 import { isConflict } from '../api/failure';
 import { useChangeRole, useRevokePerson, type Person } from '../api/people';
+import { UserKeysSection } from './user-keys-section';
 
 type View = 'actions' | 'confirm-revoke';
 
@@ -123,6 +124,7 @@ export function UserDialog({
     >
       <p className="text-sm text-stone-600">{t('admin.users.revoke_hint')}</p>
       {alert}
+      <UserKeysSection callsign={callsign} />
     </Dialog>
   );
 }
