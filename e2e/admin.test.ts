@@ -102,7 +102,7 @@ describe('the admin area with a real admin key', () => {
       const { page, context } = await adminPage(device, '/app/admin/');
       const main = page.locator('main');
       await expect.poll(() => main.innerText()).toContain(`Welcome, ${ADMIN}`);
-      expect(await main.getByRole('heading', { name: 'TAK' }).isVisible()).toBe(true);
+      expect(await main.getByRole('heading', { name: 'TAK', exact: true }).isVisible()).toBe(true);
       await keepScreenshot(page, `admin-home-${name}`);
       await checkPage(page, width);
 

@@ -97,15 +97,17 @@ function get(server, target, options) {
 }
 
 /**
- * A keep-alive agent for sequential timed requests on one connection.
+ * A keep-alive agent for timed requests on up to `sockets` connections (1: sequential requests
+ * on one connection); requests beyond them wait in the agent.
  * @param {Server} server
  * @param {Target} target
+ * @param {number} [sockets]
  */
-export function sequentialClient(server, target) {
+export function pooledClient(server, target, sockets = 1) {
   const servername = hostOf(server, target);
   const agent = new https.Agent({
     keepAlive: true,
-    maxSockets: 1,
+    maxSockets: sockets,
     ca: server.chainPem,
     servername,
     ...(target.key ? { cert: target.key.certPem, key: target.key.keyPem } : {}),
@@ -117,6 +119,15 @@ export function sequentialClient(server, target) {
       agent.destroy();
     },
   };
+}
+
+/**
+ * A keep-alive agent for sequential timed requests on one connection.
+ * @param {Server} server
+ * @param {Target} target
+ */
+export function sequentialClient(server, target) {
+  return pooledClient(server, target, 1);
 }
 
 /**

@@ -38,6 +38,7 @@ const config = loadConfig(
     PORTAL_DATA_DIR: options.dataDir,
     PORTAL_WEB_DIR: options.webDir ?? path.join(options.dataDir, 'no-web'),
     PORTAL_LOG_LEVEL: 'silent',
+    PORTAL_METRICS_ADDRESS: 'off',
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
     ...options.env,
   },

@@ -6,11 +6,14 @@ import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { fmt, loadAverage, percentile, startChild, table } from '../lib/common.mjs';
-import { namedTargets, requestOnce, sequentialClient } from '../lib/client.mjs';
+import { namedTargets, pooledClient, requestOnce } from '../lib/client.mjs';
 import { createPostgresDatabase } from '../lib/postgres.mjs';
 
 const portalScript = new URL('../lib/portal-process.mjs', import.meta.url).pathname;
 const PARALLEL = 50;
+/** The probes' pace: 100 and 20 requests a second. */
+const CHECK_AUTH_EVERY_MS = 10;
+const PEOPLE_LIST_EVERY_MS = 50;
 
 /**
  * @typedef {{ callsign: string, certPem: string, keyPem: string }} Key
@@ -90,8 +93,11 @@ async function startHammer(server, keys, pathOf) {
 }
 
 /**
- * Both probes at once, each one client on a keep-alive connection, until `done` settles.
- * @param {{ name: string, server: Server, target: import('../lib/client.mjs').Target }[]} probes
+ * Both probes at once, until `done` settles, each in an open loop: a request falls due every
+ * `everyMs` whatever the answers do (on up to 4 keep-alive connections), and its latency counts
+ * from when it fell due. A stall of the server then shows in every request due during it, as it
+ * would for callers who do not wait for each other (a sequential client would show it once).
+ * @param {{ name: string, server: Server, target: import('../lib/client.mjs').Target, everyMs: number }[]} probes
  * @param {Promise<unknown>} done
  */
 async function probe(probes, done) {
@@ -100,17 +106,33 @@ async function probe(probes, done) {
     finished = true;
   });
   return Promise.all(
-    probes.map(async ({ server, target }) => {
-      const client = sequentialClient(server, target);
+    probes.map(async ({ server, target, everyMs }) => {
+      const client = pooledClient(server, target, 4);
       /** @type {number[]} */
       const latencies = [];
       let failures = 0;
+      /** @type {Promise<void>[]} */
+      const answers = [];
+      let due = performance.now();
       try {
         while (!finished) {
-          const answer = await client.get();
-          if (answer.status === 200) latencies.push(answer.ms);
-          else failures++;
+          const dueAt = due;
+          answers.push(
+            client.get().then(
+              (answer) => {
+                if (answer.status === 200) latencies.push(performance.now() - dueAt);
+                else failures++;
+              },
+              () => {
+                failures++;
+              },
+            ),
+          );
+          due += everyMs;
+          const wait = due - performance.now();
+          if (wait > 0) await sleep(wait);
         }
+        await Promise.all(answers);
       } finally {
         client.close();
       }
@@ -137,13 +159,13 @@ export async function isolationSection({ quick, workDir, log }) {
   const phaseMs = quick ? 2_000 : 5_000;
   const rounds = quick ? 1 : 3;
   /** @type {string[]} */
-  const markdown = ['## 5. Isolation: members hammering key downloads', ''];
+  const markdown = ['## Isolation: members hammering key downloads', ''];
   /** @type {Record<string, unknown>} */
   const results = {};
   const engines = ['sqlite'];
   if (process.env.PORTAL_TEST_POSTGRES_URL) engines.push('postgres');
   markdown.push(
-    `${members} active members. Probes, each one client on a keep-alive TLS connection, both at once: \`GET check-auth/validuser\` (mTLS, another member's key) and \`GET people/list\` (mTLS, the admin's key). ${rounds} round(s) of an idle phase of ${phaseMs / 1000} s, then a hammered phase that lasts ${phaseMs / 1000} s and then until the hammer's last burst has answered; p50/p99 over all samples of a phase kind, in ms. The hammer: bursts of ${PARALLEL} requests at once (mTLS, each member with their own key), the next burst as soon as the last one has answered, on connections opened just before its phase; \`GET enduserpfx\` of the member's own key, or for comparison the cheapest call of all, \`check-auth/validuser\`.`,
+    `${members} active members. Probes, both at once, each an open loop (a request falls due every ${CHECK_AUTH_EVERY_MS} ms for \`GET check-auth/validuser\` with another member's key, every ${PEOPLE_LIST_EVERY_MS} ms for the admin's \`GET people/list\`, on up to 4 keep-alive TLS connections each; latency counted from when the request fell due, so a stall shows in every request due during it). ${rounds} round(s) of an idle phase of ${phaseMs / 1000} s, then a hammered phase that lasts ${phaseMs / 1000} s and then until the hammer's last burst has answered; p50/p99 over all samples of a phase kind, in ms. The hammer: bursts of ${PARALLEL} requests at once (mTLS, each member with their own key), the next burst as soon as the last one has answered, on connections opened just before its phase; \`GET enduserpfx\` of the member's own key, or for comparison the cheapest call of all, \`check-auth/validuser\`.`,
     '',
   );
   if (!process.env.PORTAL_TEST_POSTGRES_URL) {
@@ -187,8 +209,18 @@ export async function isolationSection({ quick, workDir, log }) {
       try {
         const named = namedTargets(info);
         const probes = [
-          { name: '`check-auth/validuser`', server: info, target: named['check-auth'] },
-          { name: '`people/list`', server: info, target: named['people/list'] },
+          {
+            name: '`check-auth/validuser`',
+            server: info,
+            target: named['check-auth'],
+            everyMs: CHECK_AUTH_EVERY_MS,
+          },
+          {
+            name: '`people/list`',
+            server: info,
+            target: named['people/list'],
+            everyMs: PEOPLE_LIST_EVERY_MS,
+          },
         ];
         for (const { name, target } of probes) {
           const once = await requestOnce(info, target);
@@ -264,8 +296,8 @@ export async function isolationSection({ quick, workDir, log }) {
             rows.push([
               scenario.name,
               name,
-              `${fmt(percentile(quiet, 50))} / ${fmt(percentile(quiet, 99))}`,
-              `${fmt(percentile(busy, 50))} / ${fmt(percentile(busy, 99))}`,
+              `${fmt(percentile(quiet, 50))} / ${fmt(percentile(quiet, 99))} / ${fmt(percentile(quiet, 100), 0)}`,
+              `${fmt(percentile(busy, 50))} / ${fmt(percentile(busy, 99))} / ${fmt(percentile(busy, 100), 0)}`,
               `${fmt(ratio, 2)}x`,
               `${quiet.length} / ${busy.length}`,
               i === 0 ? describeStatuses(statuses) : '',
@@ -296,8 +328,8 @@ export async function isolationSection({ quick, workDir, log }) {
         [
           'hammer',
           'probe',
-          'idle p50 / p99 ms',
-          'hammered p50 / p99 ms',
+          'idle p50 / p99 / max ms',
+          'hammered p50 / p99 / max ms',
           'p99 hammered / idle',
           'samples idle / hammered',
           'hammer answers',

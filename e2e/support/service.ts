@@ -32,6 +32,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
       PORTAL_DATA_DIR: dataDir,
       DATABASE_URL: '',
       PORTAL_LOG_LEVEL: 'warn',
+      PORTAL_METRICS_ADDRESS: 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

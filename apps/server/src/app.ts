@@ -23,6 +23,8 @@ import { DatabaseFailureBudget, registerFailureBudget } from './http/failure-bud
 import { registerMtlsGate } from './http/mtls-gate.js';
 import './http/request-context.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
+import { registerRequestMetrics } from './metrics/request-metrics.js';
+import { registerAuditRoutes } from './modules/audit/routes.js';
 import { registerIdmConsoleRoutes } from './modules/idm-console/routes.js';
 import { Authenticator, registerAccessControl } from './modules/auth/access.js';
 import { registerAuthRoutes } from './modules/auth/routes.js';
@@ -36,6 +38,7 @@ import { registerInvitesRoutes } from './modules/invites/routes.js';
 import { registerKeyLifecycleRoutes } from './modules/keys/lifecycle-routes.js';
 import { registerKeysRoutes } from './modules/keys/routes.js';
 import { registerPeopleRoutes } from './modules/people/routes.js';
+import { registerTakReadinessRoutes } from './modules/tak-readiness/routes.js';
 import type { RouteContext } from './modules/route-context.js';
 import { builtinFaces, proxyFaces, type RequestFaces } from './tls/request-faces.js';
 import { registerStaticSite } from './http/static-site.js';
@@ -112,6 +115,7 @@ export async function buildApp(
   registerMtlsGate(app, requestFaces(portal), `${config.publicOrigin}/error?code=mtls_fail`);
   registerCrossSiteGuard(app, [config.publicOrigin, config.mtlsOrigin]);
   registerRequestLogging(app);
+  registerRequestMetrics(app, portal.metrics);
   // The OpenAPI document is generated from the same zod schemas the routes validate with.
   await app.register(swagger, {
     openapi: {
@@ -156,6 +160,8 @@ export async function buildApp(
   registerKeyLifecycleRoutes(app, context);
   registerInstructionsRoutes(app, context);
   registerIdmConsoleRoutes(app, context);
+  registerAuditRoutes(app, context);
+  registerTakReadinessRoutes(app, context);
   app.get(
     apiPaths.openapi,
     {

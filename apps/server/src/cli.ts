@@ -51,6 +51,9 @@ Settings come from the same PORTAL_* variables (or .env) as the service.`;
 
 class UsageError extends Error {}
 
+/** Who acts in the audit log for a command: the command line, from no network address. */
+const CLI_ACTOR = { callsign: 'cli', clientAddress: null };
+
 /** NAMES... [--out DIR], for the commands that write files (default: the current directory). */
 function parseOutArgs(args: string[]) {
   return parseArgs({
@@ -146,7 +149,7 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
       if (positionals.length === 0) throw new UsageError('server-cert needs at least one NAME');
       // Before issuing: a folder that cannot be made leaves no recorded certificate without a key.
       await mkdir(path.resolve(values.out), { recursive: true });
-      const issued = await portal.certificates.issueServerCertificate(positionals);
+      const issued = await portal.certificates.issueServerCertificate(positionals, CLI_ACTOR);
       const base = path.resolve(values.out, positionals[0] ?? 'server');
       const certFile = `${base}.crt.pem`;
       const keyFile = `${base}.key.pem`;

@@ -82,6 +82,22 @@ describe('loadConfig', () => {
     );
   });
 
+  it('binds the metrics listener to 127.0.0.1:9464 unless PORTAL_METRICS_ADDRESS says otherwise', () => {
+    const metrics = (value?: string) =>
+      loadConfig(value === undefined ? {} : { PORTAL_METRICS_ADDRESS: value }, { cwd })
+        .metricsAddress;
+    expect(metrics()).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(metrics('10.0.0.5:9100')).toEqual({ host: '10.0.0.5', port: 9100 });
+    expect(metrics('[::1]:9464')).toEqual({ host: '::1', port: 9464 });
+    expect(metrics('off')).toBeUndefined();
+    expect(metrics('OFF')).toBeUndefined();
+    expect(metrics('')).toBeUndefined();
+    for (const bad of ['localhost:9464', '127.0.0.1', '::1:9464', '[127.0.0.1]:80', '1.2.3.4:0']) {
+      expect(() => metrics(bad), bad).toThrow(/PORTAL_METRICS_ADDRESS: /);
+    }
+    expect(() => metrics('127.0.0.1:70000')).toThrow(/between 1 and 65535/);
+  });
+
   it('reads lists, URLs and files', () => {
     const config = loadConfig(
       {

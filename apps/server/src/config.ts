@@ -74,6 +74,40 @@ const databaseUrl = z
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
+/** Where the Prometheus listener binds. */
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * `IP:PORT` (`[IPv6]:PORT`) of the metrics listener, or `off` / empty for none. An IP address
+ * rather than a name, so that what is bound is exactly what the operator wrote.
+ */
+const metricsAddress = z
+  .string()
+  .trim()
+  .default('127.0.0.1:9464')
+  .transform((value, ctx): ListenAddress | undefined => {
+    if (value === '' || value.toLowerCase() === 'off') return undefined;
+    const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value);
+    const host = match?.[1] ?? match?.[2] ?? '';
+    const portNumber = Number(match?.[3]);
+    const version = isIP(host);
+    if (match === null || version === 0 || (version === 6) !== (match[1] !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be IP:PORT such as 127.0.0.1:9464 ([::1]:9464 for IPv6), or off',
+      });
+      return z.NEVER;
+    }
+    if (portNumber < 1 || portNumber > 65535) {
+      ctx.addIssue({ code: 'custom', message: 'the port must be between 1 and 65535' });
+      return z.NEVER;
+    }
+    return { host, port: portNumber };
+  });
+
 const environmentSchema = z.object({
   PORTAL_HOST: hostname.default('portal.localhost'),
   PORTAL_PORT: port.default(8443),
@@ -139,6 +173,7 @@ const environmentSchema = z.object({
   PORTAL_BODY_LIMIT_BYTES: positiveInt(10 * 1024 * 1024).default(64 * 1024),
   PORTAL_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
   PORTAL_LOG_LEVEL: logLevel.default('info'),
+  PORTAL_METRICS_ADDRESS: metricsAddress,
 });
 
 export type KeyAlgorithm = 'rsa-2048' | 'ecdsa-p256';
@@ -212,6 +247,8 @@ export interface Config {
   /** Most connections open at once on the listener; the next is closed at accept. */
   maxConnections: number;
   logLevel: z.infer<typeof logLevel>;
+  /** The Prometheus listener (`PORTAL_METRICS_ADDRESS`); undefined: no metrics listener. */
+  metricsAddress: ListenAddress | undefined;
   version: string;
 }
 
@@ -385,6 +422,7 @@ export function loadConfig(
     bodyLimitBytes: settings.PORTAL_BODY_LIMIT_BYTES,
     maxConnections: settings.PORTAL_MAX_CONNECTIONS,
     logLevel: settings.PORTAL_LOG_LEVEL,
+    metricsAddress: settings.PORTAL_METRICS_ADDRESS,
     version: options.version ?? '0.0.0',
   };
 }

@@ -27,6 +27,13 @@ async function announceFirstAdmin(portal: Portal): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+function metricsUrl(config: Config): string {
+  const address = config.metricsAddress;
+  if (address === undefined) return 'off (PORTAL_METRICS_ADDRESS)';
+  const host = address.host.includes(':') ? `[${address.host}]` : address.host;
+  return `http://${host}:${address.port}/metrics`;
+}
+
 function describeFaces(config: Config): string {
   return [
     `  Portal:      ${config.publicOrigin}/`,
@@ -36,6 +43,7 @@ function describeFaces(config: Config): string {
       : `  Listening:   ${config.listenAddress}:${config.port}`,
     `  Data:        ${config.dataDir} (${config.databaseUrl === undefined ? 'SQLite' : 'PostgreSQL'})`,
     `  CA chain:    ${config.publicOrigin}/ca/ca.pem`,
+    `  Metrics:     ${metricsUrl(config)}`,
   ].join('\n');
 }
 

@@ -3,6 +3,7 @@ import { CertificateAuthority } from './ca/authority.js';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
+import { PortalMetrics } from './metrics/portal-metrics.js';
 import type { MemberLookup } from './modules/auth/identity.js';
 import { TokenService } from './modules/auth/token-service.js';
 import { CertificateService } from './modules/certificates/service.js';
@@ -17,6 +18,8 @@ export interface Portal {
   tokens: TokenService;
   certificates: CertificateService;
   members: MemberLookup;
+  /** What this process counts for Prometheus (served by the metrics listener, if any). */
+  metrics: PortalMetrics;
   close(): Promise<void>;
 }
 
@@ -48,6 +51,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
     await database.close();
     throw error;
   }
+  const metrics = new PortalMetrics({ version: config.version });
   const certificates = new CertificateService(
     database.db,
     ca,
@@ -60,6 +64,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
       members: new Membership(database.db),
       keysPerHour: config.keysPerHour,
       maxKeysPerMember: config.maxKeysPerMember,
+      metrics,
     },
   );
   const members: MemberLookup = async (callsign) => {
@@ -73,6 +78,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
     tokens,
     certificates,
     members,
+    metrics,
     close: () => database.close(),
   };
 }

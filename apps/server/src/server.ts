@@ -1,8 +1,12 @@
+import { X509Certificate } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openPortal, type Portal } from './portal.js';
 import { createPlainListener } from './http/plain-listener.js';
+import { startMetricsListener, type MetricsListener } from './metrics/listener.js';
+import type { ScrapeProbes } from './metrics/portal-metrics.js';
+import { countEnrollmentsByState } from './modules/enrollment/repository.js';
 import { createDualFaceServer, type PortalListener } from './tls/dual-face-server.js';
 import { loadServerCredentials } from './tls/server-credentials.js';
 
@@ -12,6 +16,8 @@ export interface RunningPortal {
   server: PortalListener;
   /** The port actually bound (differs from the configured one when that was 0). */
   port: number;
+  /** The Prometheus listener; undefined when PORTAL_METRICS_ADDRESS is off. */
+  metrics: MetricsListener | undefined;
   /** Stops accepting, finishes what is in flight, closes the database. */
   close(): Promise<void>;
 }
@@ -40,6 +46,31 @@ async function builtinTlsListener(portal: Portal, app: FastifyInstance): Promise
   });
 }
 
+/** What the metrics read from the database and the CA when Prometheus scrapes. */
+function scrapeProbes(portal: Portal): ScrapeProbes {
+  const { database, certificates, ca } = portal;
+  return {
+    enrollmentsByState: () => countEnrollmentsByState(database.db),
+    currentCrl: () => certificates.currentCrl(),
+    caCertificates: [
+      { ca: 'root', notAfter: new Date(new X509Certificate(ca.rootCertificatePem).validTo) },
+      { ca: 'issuing', notAfter: new Date(new X509Certificate(ca.issuingCertificatePem).validTo) },
+    ],
+    ...(database.poolUsage === undefined ? {} : { pool: database.poolUsage }),
+  };
+}
+
+/** The Prometheus listener, apart from both faces, when PORTAL_METRICS_ADDRESS is not off. */
+async function startMetrics(portal: Portal, app: FastifyInstance) {
+  const address = portal.config.metricsAddress;
+  if (address === undefined) return undefined;
+  portal.metrics.watch(scrapeProbes(portal));
+  portal.metrics.collectProcessMetrics();
+  return startMetricsListener(address, portal.metrics, (error) => {
+    app.log.error({ err: error }, 'metrics: a scrape failed');
+  });
+}
+
 /**
  * Start-up (product.md §7): data directory, CA, JWT key, migrations, then the listener: one TLS
  * listener for both faces (built-in), or plain HTTP behind the reverse proxy. The service's
@@ -63,6 +94,13 @@ export async function startPortal(
           )
         : await builtinTlsListener(portal, app);
     await server.listen(config.port, config.listenAddress);
+    let metrics: MetricsListener | undefined;
+    try {
+      metrics = await startMetrics(portal, app);
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
     const address = server.listener.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
     return {
@@ -70,8 +108,10 @@ export async function startPortal(
       app,
       server,
       port,
+      metrics,
       async close() {
         await server.close();
+        await metrics?.close();
         await app.close();
         await portal.close();
       },

@@ -244,6 +244,9 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
       'POST /api/v1/people/:callsign/renewal-code',
       `GET ${apiPaths.expiring}`,
       `GET ${apiPaths.caExpiry}`,
+      `GET ${apiPaths.audit}`,
+      `GET ${apiPaths.auditCsv}`,
+      `GET ${apiPaths.takReadiness}`,
     ];
     const declared = new Map(routes.map((route) => [`${route.method} ${route.url}`, route.access]));
     for (const call of adminCalls) expect(declared.get(call), call).toBe('admin');

@@ -612,11 +612,12 @@ describe.each(testEngines())('sign-in and enrollment on $name', (engine) => {
       for (const row of rows) expect(listed.text).not.toContain(row.approval_code_hash);
     });
 
-    it('accept: 403 for non-admins, 404 unknown, 403 wrong code writing nothing', async () => {
+    it('accept: 403 for non-admins, 404 unknown, 403 wrong code changing nothing but the audit log', async () => {
       const code = await t.invite();
       const { enrolled } = await t.enroll('Wrong1', code);
       const right = enrolled!.approvecode;
-      const before = await t.snapshot();
+      const before = await snapshotTables(db(), { except: ['audit_events'] });
+      const eventsBefore = (await listRecentAuditEvents(db(), 10_000)).length;
 
       expect(
         (
@@ -638,7 +639,18 @@ describe.each(testEngines())('sign-in and enrollment on $name', (engine) => {
       expect(wrong.status).toBe(403);
       expect(detailOf(wrong)).toBe('Wrong approval code');
       expect((await accept('Wrong1', '')).status).toBe(403);
-      expect(await t.snapshot()).toEqual(before);
+      expect(await snapshotTables(db(), { except: ['audit_events'] })).toEqual(before);
+      // The two wrong approval codes are audited as failed accepts, and nothing else was.
+      const events = await listRecentAuditEvents(db(), 10_000);
+      expect(events.length - eventsBefore).toBe(2);
+      for (const event of events.slice(0, 2)) {
+        expect(event).toMatchObject({
+          action: 'enrollment.accept',
+          outcome: 'failure',
+          target: 'Wrong1',
+          detail: { reason: 'wrong approval code' },
+        });
+      }
       expect(acceptanceResponseSchema.parse((await poll(enrolled!.jwt)).json()).state).toBe(
         'pending',
       );

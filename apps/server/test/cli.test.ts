@@ -7,6 +7,7 @@ import { CODE_ALPHABET } from '@callsign/contract';
 import { loadConfig } from '../src/config.js';
 import { openPortal, type Portal } from '../src/portal.js';
 import { hashCode } from '../src/modules/auth/codes.js';
+import { listAuditEvents } from '../src/modules/audit/repository.js';
 import { isLoginCodeUsable } from '../src/modules/auth/login-code-repository.js';
 import { findCertificateBySerial } from '../src/modules/certificates/repository.js';
 import { findMemberByCallsign, insertMember } from '../src/modules/people/repository.js';
@@ -99,6 +100,17 @@ describe('server-cert', () => {
     const certKey = await run('openssl', ['x509', '-in', certFile, '-noout', '-pubkey']);
     const privKey = await run('openssl', ['pkey', '-in', keyFile, '-pubout']);
     expect(privKey.stdout).toBe(certKey.stdout);
+    // The key issue is in the audit log, done by the command line.
+    const serial = /serial ([0-9a-f]+)/.exec(result.stdout)?.[1];
+    const events = await withPortal((portal) =>
+      listAuditEvents(portal.database.db, { filter: { action: 'certificate.server' }, limit: 10 }),
+    );
+    expect(events.find((event) => event.target === 'tak.portal.localhost')).toMatchObject({
+      actor: 'cli',
+      outcome: 'success',
+      clientAddress: null,
+      detail: { serial, names: ['tak.portal.localhost', 'tak2.portal.localhost'] },
+    });
   });
 
   it('makes the --out folder when it does not exist yet (README "Connecting TAK")', async () => {
@@ -157,6 +169,24 @@ describe('revoke', () => {
     const result = await cli(['revoke', 'not a callsign']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('is not a callsign');
+  });
+});
+
+describe('backup', () => {
+  it('writes the archive and records the backup in the audit log', async () => {
+    const file = path.join(workDir, 'audited-backup.zip');
+    const result = await cli(['backup', file]);
+    expect(result.code, result.stderr).toBe(0);
+    const [event] = await withPortal((portal) =>
+      listAuditEvents(portal.database.db, { filter: { action: 'backup.create' }, limit: 1 }),
+    );
+    expect(event).toMatchObject({
+      actor: 'cli',
+      target: file,
+      outcome: 'success',
+      clientAddress: null,
+    });
+    expect(event?.detail).toMatchObject({ engine: 'sqlite' });
   });
 });
 

@@ -15,7 +15,13 @@ let port: number;
 function startService(): ServiceProcess {
   return spawnNode(MAIN, {
     cwd: workDir,
-    env: { ...process.env, PORTAL_PORT: String(port), PORTAL_DATA_DIR: 'data', DATABASE_URL: '' },
+    env: {
+      ...process.env,
+      PORTAL_PORT: String(port),
+      PORTAL_DATA_DIR: 'data',
+      DATABASE_URL: '',
+      PORTAL_METRICS_ADDRESS: 'off',
+    },
   });
 }
 

@@ -13,3 +13,4 @@ export * from './api/keys.js';
 export * from './api/keys-lifecycle.js';
 export * from './api/instructions.js';
 export * from './api/admin.js';
+export * from './api/audit.js';

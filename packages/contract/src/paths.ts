@@ -40,6 +40,9 @@ export const apiPaths = {
     `${API_PREFIX}/people/${encodeURIComponent(callsign)}/renewal-code`,
   expiring: `${API_PREFIX}/admin/expiring`,
   caExpiry: `${API_PREFIX}/admin/ca`,
+  audit: `${API_PREFIX}/admin/audit`,
+  auditCsv: `${API_PREFIX}/admin/audit.csv`,
+  takReadiness: `${API_PREFIX}/admin/tak-readiness`,
   openapi: '/api/openapi.json',
 } as const;
 

@@ -4,11 +4,13 @@ import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
 import { sql, type Transaction } from 'kysely';
 import type { Config } from '../config.js';
 import { CA_FILES } from '../ca/ca-files.js';
+import { withAuditGuardLifted } from '../db/audit-guard.js';
 import { openDatabase, type DatabaseHandle } from '../db/connection.js';
 import { MIGRATIONS, migrateToLatest } from '../db/migrate.js';
 import { upgradeBackupRows as hashApprovalCodes } from '../db/migrations/0003-approval-code-hash.js';
 import { upgradeBackupRows as renameKeyPurposes } from '../db/migrations/0004-key-purposes-and-presets.js';
 import type { Database } from '../db/schema.js';
+import { appendAuditEvent } from '../modules/audit/repository.js';
 import { JWT_KEY_FILE } from '../modules/auth/token-service.js';
 
 /**
@@ -108,14 +110,36 @@ async function writePrivately(file: string, data: Uint8Array): Promise<void> {
   await rename(temporary, file);
 }
 
+/**
+ * Writes the archive, then records the backup in the audit log (after the snapshot, so the
+ * archive does not hold its own record): an archive holds the CA keys, so who took one when is
+ * worth knowing.
+ */
 export async function createBackup(config: Config, file: string): Promise<BackupManifest> {
   const handle = openConfigured(config);
-  let snapshot: Awaited<ReturnType<typeof readSnapshot>>;
   try {
-    snapshot = await readSnapshot(handle);
+    const manifest = await writeBackup(config, handle, file);
+    await appendAuditEvent(handle.db, {
+      at: Date.now(),
+      actor: 'cli',
+      action: 'backup.create',
+      target: path.resolve(file),
+      outcome: 'success',
+      clientAddress: null,
+      detail: { engine: manifest.engine, tables: manifest.tables },
+    });
+    return manifest;
   } finally {
     await handle.close();
   }
+}
+
+async function writeBackup(
+  config: Config,
+  handle: DatabaseHandle,
+  file: string,
+): Promise<BackupManifest> {
+  const snapshot = await readSnapshot(handle);
   const entries: Zippable = {};
   const tables: Record<string, number> = {};
   for (const [table, rows] of Object.entries(snapshot.tables)) {
@@ -250,9 +274,12 @@ export async function restoreBackup(
         if (!force) {
           throw new BackupError('the database is not empty; restore --force replaces its rows');
         }
-        for (const table of [...BACKUP_TABLES].reverse()) {
-          await trx.deleteFrom(table).execute();
-        }
+        // The audit log refuses DELETE (migration 0008); a forced restore replaces it whole.
+        await withAuditGuardLifted(trx, async () => {
+          for (const table of [...BACKUP_TABLES].reverse()) {
+            await trx.deleteFrom(table).execute();
+          }
+        });
       }
       for (const table of BACKUP_TABLES) {
         const rows = tables[table] ?? [];

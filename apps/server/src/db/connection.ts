@@ -8,6 +8,8 @@ export type Engine = 'sqlite' | 'postgres';
 export interface DatabaseHandle {
   db: Kysely<Database>;
   engine: Engine;
+  /** PostgreSQL's pool now: connections busy and queries waiting for one. Absent on SQLite. */
+  poolUsage?: () => { inUse: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -65,5 +67,10 @@ function openPostgres(
   // Without a listener an idle client's connection error would crash the process.
   pool.on('error', (error) => onPoolError?.(error));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, engine: 'postgres', close: () => db.destroy() };
+  return {
+    db,
+    engine: 'postgres',
+    poolUsage: () => ({ inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  };
 }

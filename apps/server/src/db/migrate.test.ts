@@ -100,6 +100,42 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     expect(JSON.stringify(rows)).not.toMatch(/ABCD2345|EFGH6789/i);
   });
 
+  it('make the audit log append-only (0008) and keep the events an older portal wrote', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    await migrateToLatest(handle, migrationsThrough('0006-renewal-codes'));
+    const insert = (id: string) =>
+      sql`insert into audit_events (id, occurred_at, action, outcome)
+        values (${id}, ${Date.now()}, 'sign-in', 'success')`.execute(handle.db);
+    await insert('0190a1b2-0000-7000-8000-000000000001');
+    // Before 0008 nothing stopped a change.
+    await sql`update audit_events set actor = 'Before'`.execute(handle.db);
+
+    expect(await migrateToLatest(handle)).toEqual(['0008-audit-append-only']);
+
+    await insert('0190a1b2-0000-7000-8000-000000000002');
+    await expect(sql`update audit_events set actor = 'After'`.execute(handle.db)).rejects.toThrow(
+      /audit events are append-only: UPDATE refused/,
+    );
+    await expect(sql`delete from audit_events`.execute(handle.db)).rejects.toThrow(
+      /audit events are append-only: DELETE refused/,
+    );
+    const rows = await handle.db
+      .selectFrom('audit_events')
+      .select(['id', 'actor'])
+      .orderBy('id')
+      .execute();
+    expect(rows).toEqual([
+      { id: '0190a1b2-0000-7000-8000-000000000001', actor: 'Before' },
+      { id: '0190a1b2-0000-7000-8000-000000000002', actor: null },
+    ]);
+
+    // Its down lifts the guard again.
+    const migration = MIGRATIONS['0008-audit-append-only'];
+    await migration?.down?.(handle.db);
+    await sql`delete from audit_events`.execute(handle.db);
+  });
+
   it('rename the purposes of existing keys and give existing members the default TAK preset', async () => {
     scratch = await engine.createScratchDatabase();
     const handle = scratch.open();
@@ -158,7 +194,9 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     await insert('e1', 'exchange', 'Boss1');
     await expect(insert('r0', 'renewal', 'Old1')).rejects.toThrow();
 
-    expect(await migrateToLatest(handle)).toEqual(['0006-renewal-codes']);
+    expect(await migrateToLatest(handle, migrationsThrough('0006-renewal-codes'))).toEqual([
+      '0006-renewal-codes',
+    ]);
 
     await insert('r1', 'renewal', 'Old1');
     await expect(insert('x1', 'other', null)).rejects.toThrow();

@@ -234,6 +234,7 @@ export async function startDeployment(
     DATABASE_URL: database.options.databaseUrl ?? '',
     PORTAL_WEB_DIR: path.join(workDir, 'web'),
     PORTAL_LOG_LEVEL: 'info',
+    PORTAL_METRICS_ADDRESS: 'off',
     ...extraEnv,
   };
   const instances: PortalInstance[] = [];

@@ -65,6 +65,8 @@ export async function startTestPortal(options: StartTestPortalOptions = {}): Pro
       PORTAL_DATA_DIR: dataDir,
       PORTAL_WEB_DIR: path.join(workDir, 'web'),
       PORTAL_LOG_LEVEL: 'silent',
+      // Tests run side by side: a test that scrapes gives its own address.
+      PORTAL_METRICS_ADDRESS: 'off',
       ...options.env,
     },
     { version: '0.0.0-test' },
@@ -78,14 +80,16 @@ export async function startTestPortal(options: StartTestPortalOptions = {}): Pro
 
   const issueKey = async (callsign: string): Promise<MemberKey> => {
     const { certificates } = running.portal;
-    const issued = await certificates.issueForMember({
-      callsign,
-      purpose: 'browser',
-      key: { generate: certificates.memberKeyAlgorithm },
-      actor: { callsign: 'test', clientAddress: null },
-      audit: { action: 'test.issue-key' },
-    });
-    const pfx = await certificates.packKeystore(issued, 'legacy');
+    const issued = await certificates.issueKeystore(
+      {
+        callsign,
+        purpose: 'browser',
+        actor: { callsign: 'test', clientAddress: null },
+        audit: { action: 'test.issue-key' },
+      },
+      'legacy',
+    );
+    const pfx = issued.keystore;
     const pfxFile = path.join(workDir, `${callsign}-${issued.serial}.pfx`);
     await writeFile(pfxFile, pfx, { mode: 0o600 });
     return {

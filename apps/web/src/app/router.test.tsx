@@ -24,6 +24,21 @@ function signedInAdmin(
     http.get(apiPaths.idmConsole, idm),
     http.get(apiPaths.myKeys, () => HttpResponse.json({ keys: [] })),
     http.get(apiPaths.caExpiry, () => HttpResponse.json(caExpiry)),
+    http.get(apiPaths.takReadiness, () =>
+      HttpResponse.json({
+        tak: { host: 'tak.field.example', port: 8089 },
+        truststore: { source: 'portal-ca', file: null, certificates: [], error: null },
+        crl: {
+          number: '1',
+          this_update: '2026-11-22T10:00:00.000Z',
+          next_update: '2026-12-06T10:00:00.000Z',
+          age_seconds: 60,
+          url: 'http://field.example/ca/crl.pem',
+        },
+        check_command: 'npm run --silent portal -- tak-check',
+      }),
+    ),
+    http.get(apiPaths.audit, () => HttpResponse.json({ events: [], next_before: null })),
     http.get(apiPaths.healthcheck, () =>
       HttpResponse.json({
         healthcheck: 'success',
@@ -64,6 +79,7 @@ describe('the admin area in the route table', () => {
       '/app/admin/manageusers',
     );
     expect(screen.getByRole('heading', { name: 'TAK' })).toBeInTheDocument();
+    expect(await screen.findByText('tak.field.example:8089')).toBeInTheDocument();
   });
 
   it('/app/admin shows when the CAs expire, and the admin’s own keys', async () => {
@@ -86,7 +102,7 @@ describe('the admin area in the route table', () => {
     );
   });
 
-  it('manageusers: three link cards and the console the server names, in a new tab', async () => {
+  it('manageusers: five link cards and the console the server names, in a new tab', async () => {
     signedInAdmin();
     renderArea('/app/admin/manageusers');
     const console = await screen.findByRole('link', {
@@ -107,6 +123,21 @@ describe('the admin area in the route table', () => {
       'href',
       '/app/admin/user-management',
     );
+    expect(screen.getByRole('link', { name: /^Audit log/ })).toHaveAttribute(
+      'href',
+      '/app/admin/audit',
+    );
+    expect(screen.getByRole('link', { name: /^Expiring keys/ })).toHaveAttribute(
+      'href',
+      '/app/admin/user-management/expiring-keys',
+    );
+  });
+
+  it('/app/admin/audit is the audit log', async () => {
+    signedInAdmin();
+    renderArea('/app/admin/audit');
+    expect(await screen.findByRole('heading', { name: 'Audit log', level: 1 })).toBeInTheDocument();
+    expect(await screen.findByText('No events match the filters.')).toBeInTheDocument();
   });
 
   it('manageusers says so when the console address cannot be had', async () => {

@@ -24,6 +24,7 @@ const CodeListPage = lazyPage(adminPages, 'CodeListPage');
 const InviteQrPage = lazyPage(adminPages, 'InviteQrPage');
 const ApprovalPage = lazyPage(adminPages, 'ApprovalPage');
 const ExpiringKeysPage = lazyPage(adminPages, 'ExpiringKeysPage');
+const AuditPage = lazyPage(adminPages, 'AuditPage');
 
 const QuickstartList = lazyPage(() => import('../guides/tak/quickstart-list'), 'QuickstartList');
 const UsageOverview = lazyPage(() => import('../guides/tak/usage-overview'), 'UsageOverview');
@@ -61,6 +62,7 @@ export function AppRoutes() {
           <Route path={paths.admin.inviteCode.path} element={<InviteQrPage />} />
           <Route path={paths.admin.approval.path} element={<ApprovalPage />} />
           <Route path={paths.admin.expiringKeys.path} element={<ExpiringKeysPage />} />
+          <Route path={paths.admin.audit.path} element={<AuditPage />} />
           <Route path={below(paths.admin.home.path)} element={<NotFoundPage />} />
         </Route>
         <Route element={<RouteGuard requirement={R.users} />}>

@@ -30,6 +30,7 @@ export const paths = {
     inviteCode: withParam(CODE_LIST, 'inviteCode'),
     approval: { path: `${ADMIN}/user-management/approval` },
     expiringKeys: { path: `${ADMIN}/user-management/expiring-keys` },
+    audit: { path: `${ADMIN}/audit` },
   },
   users: {
     home: withParam(USERS, 'callsign'),

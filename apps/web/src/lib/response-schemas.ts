@@ -7,6 +7,7 @@ import {
   revokeKeyResponseSchema,
   acceptanceResponseSchema,
   addAdminResponseSchema,
+  auditListResponseSchema,
   checkAdminCodeResponseSchema,
   checkAuthResponseSchema,
   checkInviteCodeResponseSchema,
@@ -24,6 +25,7 @@ import {
   poolsResponseSchema,
   revokePersonResponseSchema,
   roleChangeResponseSchema,
+  takReadinessResponseSchema,
 } from '@callsign/contract';
 
 /**
@@ -36,6 +38,7 @@ export const responseSchemas = {
   acceptance: acceptanceResponseSchema,
   addAdmin: addAdminResponseSchema,
   caExpiry: caExpiryResponseSchema,
+  auditList: auditListResponseSchema,
   checkAdminCode: checkAdminCodeResponseSchema,
   checkAuth: checkAuthResponseSchema,
   checkInviteCode: checkInviteCodeResponseSchema,
@@ -57,6 +60,7 @@ export const responseSchemas = {
   revokeKey: revokeKeyResponseSchema,
   revokePerson: revokePersonResponseSchema,
   roleChange: roleChangeResponseSchema,
+  takReadiness: takReadinessResponseSchema,
 };
 
 export type ResponseSchemas = typeof responseSchemas;

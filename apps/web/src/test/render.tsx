@@ -16,11 +16,15 @@ export function createTestQueryClient(): QueryClient {
 /** Renders with the app's providers (not sign-in) around a memory router at `path`. */
 export function renderWithProviders(
   ui: ReactNode,
-  { path = '/', client = createTestQueryClient() }: { path?: string; client?: QueryClient } = {},
+  {
+    path = '/',
+    client = createTestQueryClient(),
+    language = 'en',
+  }: { path?: string; client?: QueryClient; language?: string } = {},
 ): RenderResult & { client: QueryClient } {
   const result = render(
     <QueryClientProvider client={client}>
-      <I18nextProvider i18n={createTestI18n()}>
+      <I18nextProvider i18n={createTestI18n(language)}>
         <LoginSessionProvider>
           <GlobalLoadingProvider>
             <MemoryRouter initialEntries={[path]}>{ui}</MemoryRouter>

@@ -30,10 +30,10 @@ describe('the tak-check test member', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('is named TakCheck{UTC time}, audited, and refuses a second one in the same second', async () => {
+  it('is named TakCheck{UTC time}, audited, and refuses a second one in the same millisecond', async () => {
     const member = await createTestMember(portal, T, TARGET);
-    expect(member.callsign).toBe('TakCheck20260124123000');
-    expect(member.issued.commonName).toBe('TakCheck20260124123000');
+    expect(member.callsign).toBe('TakCheck20260124123000000');
+    expect(member.issued.commonName).toBe('TakCheck20260124123000000');
     const audit = await portal.database.db
       .selectFrom('audit_events')
       .select(['actor', 'action', 'outcome', 'detail'])
@@ -67,9 +67,9 @@ describe('the tak-check test member', () => {
     vi.spyOn(failing.certificates, 'issueForMember').mockRejectedValue(new Error('CA offline'));
     const at = new Date(T.getTime() + 1000);
     await expect(createTestMember(failing, at, TARGET)).rejects.toThrow('CA offline');
-    expect((await findMemberByCallsign(portal.database.db, 'TakCheck20260124123001'))?.status).toBe(
-      'revoked',
-    );
+    expect(
+      (await findMemberByCallsign(portal.database.db, 'TakCheck20260124123001000'))?.status,
+    ).toBe('revoked');
   });
 
   it('keeps a revoked test key (0600) and gives it back only while the record shows it revoked', async () => {

@@ -11,7 +11,7 @@ import { revokeMember } from '../../modules/people/revocation.js';
 import type { ClientIdentity } from './tls-probe.js';
 
 /**
- * The throw-away member `tak-check` works with: `TakCheck{UTC time}`, active only while a run
+ * The throw-away member `tak-check` works with: `TakCheck{UTC time to the millisecond}`, active only while a run
  * lasts, every step audited with the actor `cli`.
  */
 export interface TestMember {
@@ -22,8 +22,9 @@ export interface TestMember {
 export const TEST_MEMBER_PREFIX = 'TakCheck';
 
 function testCallsign(at: Date): string {
-  // Callsigns are letters and digits: TakCheck20260124T123000 without the T.
-  return TEST_MEMBER_PREFIX + at.toISOString().replace(/\D/g, '').slice(0, 14);
+  // Callsigns are letters and digits: 2026-01-24T12:30:00.123Z becomes TakCheck20260124123000123.
+  // To the millisecond, so that runs a second apart (as in a test suite) get members of their own.
+  return TEST_MEMBER_PREFIX + at.toISOString().replace(/\D/g, '').slice(0, 17);
 }
 
 export async function createTestMember(

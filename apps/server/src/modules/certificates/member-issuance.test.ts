@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import { CertificateAuthority } from '../../ca/authority.js';
+import { PortalMetrics } from '../../metrics/portal-metrics.js';
 import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
 import { BadRequestError, ForbiddenError, TooManyRequestsError } from '../../errors.js';
 import { listRecentAuditEvents } from '../audit/repository.js';
@@ -75,7 +76,12 @@ describeWithMigratedDatabase('member issuance', (database) => {
 
   function service(
     ca: CertificateAuthority,
-    options: { slots?: number; handle?: typeof database.handle; refusalPauseMs?: number } = {},
+    options: {
+      slots?: number;
+      handle?: typeof database.handle;
+      refusalPauseMs?: number;
+      metrics?: PortalMetrics;
+    } = {},
   ) {
     const handle = options.handle ?? database.handle;
     return new CertificateService(
@@ -87,6 +93,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
         now,
         mintingSlots: new MintingSlots(options.slots ?? 2),
         refusalPauseMs: options.refusalPauseMs ?? 0,
+        ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       },
     );
   }
@@ -327,13 +334,22 @@ describeWithMigratedDatabase('member issuance', (database) => {
     await member('Calm1');
     const watched = watchedCa(realCa);
     watched.state.hold = true;
-    const certificates = service(watched.ca);
+    const metrics = new PortalMetrics({ version: 'test' });
+    const certificates = service(watched.ca, { metrics });
+    const counted = async (name: string, labels: Record<string, string> = {}) =>
+      (await metrics.registry.getSingleMetric(name)?.get())?.values.find((value) =>
+        Object.entries(labels).every(([key, wanted]) => value.labels[key] === wanted),
+      )?.value ?? 0;
 
     const first = certificates.issueForMember(generated('Eager1'));
     await until(() => watched.held.length === 1, 'the first key generation is under way');
+    expect(await counted('callsign_portal_key_generations_in_flight')).toBe(1);
     const second = await certificates.issueForMember(generated('EAGER1')).catch((e: unknown) => e);
     expect(second).toBeInstanceOf(TooManyRequestsError);
     expect((second as TooManyRequestsError).headers['retry-after']).toBe('1');
+    expect(
+      await counted('callsign_portal_key_generation_refusals_total', { reason: 'one-at-a-time' }),
+    ).toBe(1);
 
     // Another member is not held up by Eager1's mint.
     const calm = certificates.issueForMember(generated('Calm1'));
@@ -343,6 +359,10 @@ describeWithMigratedDatabase('member issuance', (database) => {
     await expect(calm).resolves.toMatchObject({ callsign: 'Calm1' });
     expect(watched.state.calls).toBe(2);
     expect(await certificatesOf('Eager1')).toBe(1);
+    expect(await counted('callsign_portal_key_generations_in_flight')).toBe(0);
+    expect(await counted('callsign_portal_certificates_issued_total', { purpose: 'browser' })).toBe(
+      2,
+    );
 
     // Once the first is done, the member may mint again.
     await expect(certificates.issueForMember(generated('Eager1'))).resolves.toMatchObject({
@@ -379,22 +399,34 @@ describeWithMigratedDatabase('member issuance', (database) => {
         'the next key generation takes the freed slot',
       );
     }
-    const issued = await Promise.all(all);
+    await Promise.all(all);
     expect(watched.state.calls).toBe(5);
     expect(watched.state.mostInside).toBe(2);
 
-    // A keystore waits for a slot like a key generation does.
+    // A keystore is packed in the slot of its key generation: it waits for a slot like one.
     watched.state.hold = true;
     const busy = [
       certificates.issueForMember(generated('Crowd1')),
       certificates.issueForMember(generated('Crowd2')),
     ];
     await until(() => watched.held.length === 2, 'both slots are taken');
-    const keystore = certificates.packKeystore(issued[2]!, 'legacy');
+    const keystore = certificates.issueKeystore(
+      {
+        callsign: 'Crowd3',
+        purpose: 'browser',
+        actor: { callsign: 'Crowd3', clientAddress: null },
+        audit: { action: 'key.download' },
+      },
+      'legacy',
+    );
     await until(() => slots.queued === 1, 'the keystore waits for a slot');
     watched.releaseAll();
     await Promise.all(busy);
-    expect((await keystore).length).toBeGreaterThan(0);
+    const packed = await keystore;
+    expect(packed.keystore.length).toBeGreaterThan(0);
+    // The private key leaves only inside the keystore.
+    expect(packed).not.toHaveProperty('privateKeyPem');
+    expect(watched.state.mostInside).toBe(2);
   });
 });
 

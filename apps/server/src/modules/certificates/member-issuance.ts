@@ -11,14 +11,16 @@ import {
   UnsupportedPublicKeyError,
   type KeyAlgorithm,
 } from '../../ca/key-pair.js';
+import { buildPkcs12, type Pkcs12Format } from '../../ca/pkcs12.js';
 import type { CertificatePurpose, Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { BadRequestError, TooManyRequestsError } from '../../errors.js';
+import type { CertificateMetrics } from '../../metrics/portal-metrics.js';
 import { appendAuditEvent } from '../audit/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { HourlyRefusals, MintsInFlight, type MintingSlots } from './minting-limits.js';
 import {
-  liveCertificateSerials,
+  liveCertificates,
   recentIssuanceTimes,
   recordIssuedCertificate,
   revokeCertificate,
@@ -45,6 +47,9 @@ export type MemberCertificate = SignedCertificate & { readonly callsign: string 
 
 /** A member's certificate with the private key made for it here (never stored). */
 export type MemberKeyPair = IssuedCertificate & { readonly callsign: string };
+
+/** A member's certificate and the keystore that carries it with its key (never stored). */
+export type MemberKeystore = MemberCertificate & { readonly keystore: Buffer };
 
 export interface MemberIssueRequest<K extends KeySource = KeySource> {
   /** Any case; the certificate carries the record's spelling. */
@@ -86,7 +91,7 @@ export interface IssuanceLimits {
    * one more revokes the oldest, so keys forgotten on lost devices do not pile up.
    */
   maxKeysPerMember: number;
-  /** Key generations at once in this process; keystore packing shares the same slots. */
+  /** Key generations (with the keystore packing that follows) at once in this process. */
   slots: MintingSlots;
   /**
    * How long a refused request (429) is held before it is answered: a client that retries in
@@ -119,11 +124,67 @@ export class MemberIssuer {
     private readonly validityDays: number,
     private readonly limits: IssuanceLimits,
     private readonly now: () => Date,
+    /** Counts issued certificates, key generations in flight and refused mints (Prometheus). */
+    private readonly metrics: CertificateMetrics,
   ) {}
 
+  /** A certificate for a key made here (the private key comes back) or a device's key. */
   async issue(request: MemberIssueRequest): Promise<MemberCertificate | MemberKeyPair> {
+    const key = request.key;
+    const { minted } =
+      'generate' in key
+        ? await this.run(request, (callsign) => this.generate(callsign, key.generate), nothing)
+        : await this.run(request, (callsign) => this.signDeviceKey(callsign, key), nothing);
+    return minted;
+  }
+
+  /**
+   * A certificate for a key made here, packed as the member's keystore (product.md §5): the
+   * password and friendly name are the callsign as the record has it, the CA chain included.
+   */
+  async issueKeystore(
+    request: MemberIssueRequest<GeneratedKey>,
+    format: Pkcs12Format,
+  ): Promise<MemberKeystore> {
+    const { minted, packed } = await this.run(
+      request,
+      (callsign) => this.generate(callsign, request.key.generate),
+      (pair) =>
+        buildPkcs12({
+          privateKeyPem: pair.privateKeyPem,
+          certificatePem: pair.certificatePem,
+          chainPem: pair.chainPem,
+          password: pair.callsign,
+          friendlyName: pair.callsign,
+          format,
+        }),
+    );
+    // The private key leaves only inside the keystore.
+    return {
+      serial: minted.serial,
+      commonName: minted.commonName,
+      callsign: minted.callsign,
+      notBefore: minted.notBefore,
+      notAfter: minted.notAfter,
+      certificatePem: minted.certificatePem,
+      chainPem: minted.chainPem,
+      keystore: packed,
+    };
+  }
+
+  /**
+   * The pipeline of both: the refusals, then `mint` and `pack` together in one minting slot (so
+   * that a burst packs as it mints instead of piling its packing up at the end), then the record
+   * and the audit entry in one transaction under the membership lock. A refused request is
+   * answered after the pause.
+   */
+  private async run<M extends SignedCertificate, P>(
+    request: MemberIssueRequest,
+    mint: (callsign: string) => Promise<M>,
+    pack: (minted: M & { callsign: string }) => Promise<P>,
+  ): Promise<{ minted: M & { callsign: string }; packed: P }> {
     try {
-      return await this.issueNow(request);
+      return await this.runNow(request, mint, pack);
     } catch (error) {
       // Held without a claim on the member or a slot: the pause costs a timer and a socket.
       if (error instanceof TooManyRequestsError) await sleep(this.limits.refusalPauseMs);
@@ -131,17 +192,26 @@ export class MemberIssuer {
     }
   }
 
-  private async issueNow(request: MemberIssueRequest): Promise<MemberCertificate | MemberKeyPair> {
+  private async runNow<M extends SignedCertificate, P>(
+    request: MemberIssueRequest,
+    mint: (callsign: string) => Promise<M>,
+    pack: (minted: M & { callsign: string }) => Promise<P>,
+  ): Promise<{ minted: M & { callsign: string }; packed: P }> {
     // A device's key that this CA would not sign is bad input: 400 before anything else.
     if ('publicKey' in request.key) checkDeviceKey(request.key.publicKey);
     // The refusals that need no database come first: a member retrying in a loop costs little.
-    const release = this.inFlight.claim(request.callsign);
+    const release = this.refusedAs('one-at-a-time', () => this.inFlight.claim(request.callsign));
     try {
-      this.refusals.check(request.callsign, this.now().getTime());
+      this.refusedAs('keys-per-hour', () => {
+        this.refusals.check(request.callsign, this.now().getTime());
+      });
       const callsign = await this.members.activeCallsign(request.callsign);
-      await this.checkHourlyLimit(this.db, callsign);
-      const key = request.key;
-      const minted = await this.limits.slots.run(() => this.mint(callsign, key));
+      await this.refusedAsAsync('keys-per-hour', () => this.checkHourlyLimit(this.db, callsign));
+      const made = await this.limits.slots.run(async () => {
+        const minted = { ...(await this.counted(request.key, () => mint(callsign))), callsign };
+        return { minted, packed: await pack(minted) };
+      });
+      const { minted } = made;
       await this.members.whileActive(callsign, async (trx) => {
         // Again under the lock: other instances may have issued to this member meanwhile.
         await this.checkHourlyLimit(trx, callsign);
@@ -165,7 +235,8 @@ export class MemberIssuer {
         });
         await this.supersedeBeyondBound(trx, callsign, minted.serial, at, request.actor);
       });
-      return { ...minted, callsign };
+      this.metrics.certificateIssued(request.purpose);
+      return made;
     } finally {
       release();
     }
@@ -182,12 +253,14 @@ export class MemberIssuer {
     at: number,
     actor: Actor,
   ): Promise<void> {
-    const older = (await liveCertificateSerials(trx, callsign, at)).filter(
-      (serial) => serial !== newSerial,
+    const older = (await liveCertificates(trx, callsign, at)).filter(
+      (certificate) => certificate.serial !== newSerial,
     );
     const excess = older.length + 1 - this.limits.maxKeysPerMember;
-    for (const serial of older.slice(0, Math.max(0, excess))) {
+    for (const { serial, purpose } of older.slice(0, Math.max(0, excess))) {
       await revokeCertificate(trx, serial, { at, reason: SUPERSEDED });
+      // Counted before the commit, like revokeAllOf: only a database failure rolls back here.
+      this.metrics.certificatesRevoked(purpose, 1);
       await appendAuditEvent(trx, {
         at,
         actor: actor.callsign,
@@ -200,16 +273,50 @@ export class MemberIssuer {
     }
   }
 
-  private mint(callsign: string, key: KeySource): Promise<SignedCertificate | IssuedCertificate> {
-    const validityDays = this.validityDays;
-    if ('generate' in key) {
-      return this.signer.issueMemberCertificate({
-        callsign,
-        validityDays,
-        keyAlgorithm: key.generate,
-      });
+  /** Runs a limit's check, counting its 429 as a refused mint of `reason`. */
+  private refusedAs<T>(reason: string, check: () => T): T {
+    try {
+      return check();
+    } catch (error) {
+      if (error instanceof TooManyRequestsError) this.metrics.mintRefused(reason);
+      throw error;
     }
-    return this.signer.signMemberCertificate({ callsign, validityDays, publicKey: key.publicKey });
+  }
+
+  private async refusedAsAsync(reason: string, check: () => Promise<void>): Promise<void> {
+    try {
+      await check();
+    } catch (error) {
+      if (error instanceof TooManyRequestsError) this.metrics.mintRefused(reason);
+      throw error;
+    }
+  }
+
+  /** A mint; a key pair made here counts as a key generation in flight meanwhile. */
+  private async counted<M>(key: KeySource, mint: () => Promise<M>): Promise<M> {
+    if (!('generate' in key)) return mint();
+    this.metrics.mintStarted();
+    try {
+      return await mint();
+    } finally {
+      this.metrics.mintEnded();
+    }
+  }
+
+  private generate(callsign: string, algorithm: KeyAlgorithm): Promise<IssuedCertificate> {
+    return this.signer.issueMemberCertificate({
+      callsign,
+      validityDays: this.validityDays,
+      keyAlgorithm: algorithm,
+    });
+  }
+
+  private signDeviceKey(callsign: string, key: DeviceKey): Promise<SignedCertificate> {
+    return this.signer.signMemberCertificate({
+      callsign,
+      validityDays: this.validityDays,
+      publicKey: key.publicKey,
+    });
   }
 
   /** 429 with the seconds until the oldest issuance of the last hour leaves the window. */
@@ -222,6 +329,11 @@ export class MemberIssuer {
       throw this.refusals.refuse(callsign, oldestCounted + HOUR_MS, now);
     }
   }
+}
+
+/** No packing: the certificate (and key) are handed over as they are. */
+function nothing(): Promise<undefined> {
+  return Promise.resolve(undefined);
 }
 
 function checkDeviceKey(publicKey: KeyObject): void {

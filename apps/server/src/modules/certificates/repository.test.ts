@@ -55,19 +55,22 @@ describeWithMigratedDatabase('certificate repository', (database) => {
     });
   });
 
-  it('revoke-all returns the serials it revoked and changes only unrevoked rows of that callsign', async () => {
+  it('revoke-all returns the certificates it revoked and changes only unrevoked rows of that callsign', async () => {
     for (const serial of ['0c01', '0c02', '0c03']) {
       await recordIssuedCertificate(database.handle.db, certificate(serial, 'Charlie'));
     }
     await recordIssuedCertificate(database.handle.db, certificate('0d01', 'Delta'));
     await revokeCertificate(database.handle.db, '0c02', { at: T + 1, reason: 'superseded' });
 
-    const serials = await revokeCertificatesOf(database.handle.db, 'CHARLIE', {
+    const revoked = await revokeCertificatesOf(database.handle.db, 'CHARLIE', {
       at: T + 5,
       reason: 'cessationOfOperation',
     });
 
-    expect(serials).toEqual(['0c01', '0c03']);
+    expect(revoked).toEqual([
+      { serial: '0c01', purpose: 'browser' },
+      { serial: '0c03', purpose: 'browser' },
+    ]);
     expect(await findCertificateBySerial(database.handle.db, '0c02')).toMatchObject({
       revokedAt: T + 1,
       revocationReason: 'superseded',

@@ -108,19 +108,18 @@ export async function listMemberCertificates(
  * The serials of a member's live keys at `now` (unrevoked and unexpired, any purpose but
  * `server`), oldest issuance first: the ones a bound on keys counts and supersedes in order.
  */
-export async function liveCertificateSerials(
+export async function liveCertificates(
   executor: Executor,
   callsign: string,
   now: number,
-): Promise<string[]> {
-  const rows = await memberCertificatesOf(executor, callsign)
-    .select('serial')
+): Promise<{ serial: string; purpose: CertificatePurpose }[]> {
+  return memberCertificatesOf(executor, callsign)
+    .select(['serial', 'purpose'])
     .where('revoked_at', 'is', null)
     .where('not_after', '>', now)
     .orderBy('issued_at')
     .orderBy('serial')
     .execute();
-  return rows.map((row) => row.serial);
 }
 
 /**
@@ -162,20 +161,20 @@ export async function revokeCertificate(
   return result.numUpdatedRows > 0n;
 }
 
-/** Revokes every unrevoked certificate of `callsign` (any case); returns their serials. */
+/** Revokes every unrevoked certificate of `callsign` (any case); returns them by serial. */
 export async function revokeCertificatesOf(
   executor: Executor,
   callsign: string,
   revocation: { at: number; reason: string | null },
-): Promise<string[]> {
+): Promise<{ serial: string; purpose: CertificatePurpose }[]> {
   const rows = await executor
     .updateTable('issued_certificates')
     .set({ revoked_at: revocation.at, revocation_reason: revocation.reason })
     .where((eb) => eb(eb.fn('lower', ['callsign']), '=', eb.fn('lower', [eb.val(callsign)])))
     .where('revoked_at', 'is', null)
-    .returning('serial')
+    .returning(['serial', 'purpose'])
     .execute();
-  return rows.map((row) => row.serial).sort();
+  return rows.sort((a, b) => (a.serial < b.serial ? -1 : a.serial > b.serial ? 1 : 0));
 }
 
 /** Every revoked certificate, oldest revocation first: the entries of the CRL. */

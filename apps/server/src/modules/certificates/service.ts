@@ -1,11 +1,17 @@
 import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
-import { buildPkcs12, type Pkcs12Format } from '../../ca/pkcs12.js';
+import type { Pkcs12Format } from '../../ca/pkcs12.js';
 import type { KeyAlgorithm } from '../../config.js';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { Kysely } from 'kysely';
+import {
+  ignoredCertificateMetrics,
+  type CertificateMetrics,
+} from '../../metrics/portal-metrics.js';
 import type { CertificateLookup } from '../../tls/client-certificate.js';
+import { appendAuditEvent } from '../audit/repository.js';
+import type { Actor } from '../auth/actor.js';
 import {
   MemberIssuer,
   type DeviceKey,
@@ -13,6 +19,7 @@ import {
   type MemberCertificate,
   type MemberIssueRequest,
   type MemberKeyPair,
+  type MemberKeystore,
   type MemberRegistry,
 } from './member-issuance.js';
 import { defaultConcurrentMints, MintingSlots } from './minting-limits.js';
@@ -35,6 +42,9 @@ export interface CertificatePolicy {
 export interface Crl {
   pem: string;
   der: Buffer;
+  crlNumber: bigint;
+  thisUpdate: Date;
+  nextUpdate: Date;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -45,6 +55,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 export function crlResignIntervalMs(crlValidityDays: number): number {
   return Math.min(DAY_MS, (crlValidityDays * DAY_MS) / 2);
+}
+
+function wholeSeconds(date: Date): Date {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000);
 }
 
 function sameStamp(a: RevocationStamp, b: RevocationStamp): boolean {
@@ -63,6 +77,8 @@ export interface CertificateServiceOptions {
   /** How long a refused mint (429) is held before it is answered (default 1 s). */
   refusalPauseMs?: number;
   now?: () => Date;
+  /** Where issued and revoked certificates and key generations are counted (Prometheus). */
+  metrics?: CertificateMetrics;
 }
 
 /**
@@ -73,8 +89,8 @@ export class CertificateService {
   private crl: { stamp: RevocationStamp; signedAt: number; value: Crl } | undefined;
   private crlInFlight: Promise<Crl> | undefined;
   private readonly now: () => Date;
-  private readonly mintingSlots: MintingSlots;
   private readonly memberIssuer: MemberIssuer;
+  private readonly metrics: CertificateMetrics;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -83,7 +99,7 @@ export class CertificateService {
     options: CertificateServiceOptions,
   ) {
     this.now = options.now ?? (() => new Date());
-    this.mintingSlots = options.mintingSlots ?? new MintingSlots(defaultConcurrentMints());
+    this.metrics = options.metrics ?? ignoredCertificateMetrics;
     this.memberIssuer = new MemberIssuer(
       db,
       ca,
@@ -92,10 +108,11 @@ export class CertificateService {
       {
         keysPerHour: options.keysPerHour ?? 10,
         maxKeysPerMember: options.maxKeysPerMember ?? 10,
-        slots: this.mintingSlots,
+        slots: options.mintingSlots ?? new MintingSlots(defaultConcurrentMints()),
         refusalPauseMs: options.refusalPauseMs ?? 1000,
       },
       this.now,
+      this.metrics,
     );
   }
 
@@ -112,9 +129,8 @@ export class CertificateService {
    * Issues a member a certificate, the one way to do so (member-issuance.ts): checks that they
    * are active and within their limits, mints, and records and audits in one transaction under
    * the membership lock. With `{ generate }` the key pair is made here and its private key comes
-   * back for the caller to pack (`packKeystore`) and forget; with `{ publicKey }` (a device's
-   * CSR) only the certificate does. 403 for a member who is not active, 429 past a limit, 400
-   * for a device key this CA does not sign.
+   * back to the caller; with `{ publicKey }` (a device's CSR) only the certificate does. 403 for
+   * a member who is not active, 429 past a limit, 400 for a device key this CA does not sign.
    */
   issueForMember(request: MemberIssueRequest<GeneratedKey>): Promise<MemberKeyPair>;
   issueForMember(request: MemberIssueRequest<DeviceKey>): Promise<MemberCertificate>;
@@ -123,34 +139,56 @@ export class CertificateService {
   }
 
   /**
-   * A member's keystore (product.md §5): password and friendly name are the callsign as the
-   * record has it, the CA chain included. Packing shares the minting slots: with EC keys it is
-   * the larger part of the work.
+   * `issueForMember` with a key made here (`PORTAL_KEY_ALGORITHM`), packed as the member's
+   * keystore (product.md §5) in the same minting slot as the key generation, before anything is
+   * recorded: the private key leaves only inside the keystore.
    */
-  packKeystore(keyPair: MemberKeyPair, format: Pkcs12Format): Promise<Buffer> {
-    return this.mintingSlots.run(() =>
-      buildPkcs12({
-        privateKeyPem: keyPair.privateKeyPem,
-        certificatePem: keyPair.certificatePem,
-        chainPem: keyPair.chainPem,
-        password: keyPair.callsign,
-        friendlyName: keyPair.callsign,
-        format,
-      }),
+  issueKeystore(
+    request: Omit<MemberIssueRequest<GeneratedKey>, 'key'>,
+    format: Pkcs12Format,
+  ): Promise<MemberKeystore> {
+    return this.memberIssuer.issueKeystore(
+      { ...request, key: { generate: this.policy.keyAlgorithm } },
+      format,
     );
   }
 
-  /** Issues and records a TLS server certificate (for this portal, a TAK server or a proxy). */
-  async issueServerCertificate(dnsNames: string[]): Promise<IssuedCertificate> {
-    const issued = await this.ca.issueServerCertificate({ dnsNames });
-    await recordIssuedCertificate(this.db, {
-      serial: issued.serial,
-      callsign: issued.commonName,
-      purpose: 'server',
-      notBefore: issued.notBefore.getTime(),
-      notAfter: issued.notAfter.getTime(),
-      issuedAt: this.now().getTime(),
+  /**
+   * Issues and records a TLS server certificate (for this portal, a TAK server or a proxy), and
+   * audits it as done by `actor`: the portal itself for its own, `cli` for server-cert.
+   */
+  async issueServerCertificate(
+    dnsNames: string[],
+    actor: Actor = { callsign: 'portal', clientAddress: null },
+  ): Promise<IssuedCertificate> {
+    this.metrics.mintStarted();
+    let issued: IssuedCertificate;
+    try {
+      issued = await this.ca.issueServerCertificate({ dnsNames });
+    } finally {
+      this.metrics.mintEnded();
+    }
+    await this.db.transaction().execute(async (trx) => {
+      const at = this.now().getTime();
+      await recordIssuedCertificate(trx, {
+        serial: issued.serial,
+        callsign: issued.commonName,
+        purpose: 'server',
+        notBefore: issued.notBefore.getTime(),
+        notAfter: issued.notAfter.getTime(),
+        issuedAt: at,
+      });
+      await appendAuditEvent(trx, {
+        at,
+        actor: actor.callsign,
+        action: 'certificate.server',
+        target: issued.commonName,
+        outcome: 'success',
+        clientAddress: actor.clientAddress,
+        detail: { serial: issued.serial, names: dnsNames },
+      });
     });
+    this.metrics.certificateIssued('server');
     return issued;
   }
 
@@ -173,9 +211,21 @@ export class CertificateService {
     return this.ca.respondOcsp(requestDer, this.ocspStatus);
   }
 
-  /** Revokes every certificate of `callsign` inside the caller's transaction. */
+  /**
+   * Revokes every certificate of `callsign` inside the caller's transaction. They are counted as
+   * revoked here: a transaction rolled back afterwards (only a database failure does that today)
+   * leaves the count ahead, which a rate shrugs off.
+   */
   async revokeAllOf(executor: Executor, callsign: string, reason: string): Promise<string[]> {
-    return revokeCertificatesOf(executor, callsign, { at: this.now().getTime(), reason });
+    const revoked = await revokeCertificatesOf(executor, callsign, {
+      at: this.now().getTime(),
+      reason,
+    });
+    for (const purpose of new Set(revoked.map((certificate) => certificate.purpose))) {
+      const count = revoked.filter((certificate) => certificate.purpose === purpose).length;
+      this.metrics.certificatesRevoked(purpose, count);
+    }
+    return revoked.map((certificate) => certificate.serial);
   }
 
   /**
@@ -203,16 +253,25 @@ export class CertificateService {
   private async signCrl(stamp: RevocationStamp): Promise<Crl> {
     const revoked = await listRevokedCertificates(this.db);
     const thisUpdate = this.now();
-    const value = await this.ca.createCrl({
+    const crlNumber = BigInt(thisUpdate.getTime());
+    const nextUpdate = new Date(thisUpdate.getTime() + this.policy.crlValidityDays * DAY_MS);
+    const encoded = await this.ca.createCrl({
       revoked: revoked.map((entry) => ({
         serial: entry.serial,
         revokedAt: new Date(entry.revokedAt),
       })),
       // Monotonic across restarts and instances without shared state: the signing time.
-      crlNumber: BigInt(thisUpdate.getTime()),
+      crlNumber,
       thisUpdate,
-      nextUpdate: new Date(thisUpdate.getTime() + this.policy.crlValidityDays * DAY_MS),
+      nextUpdate,
     });
+    // As the CRL states them: in whole seconds.
+    const value: Crl = {
+      ...encoded,
+      crlNumber,
+      thisUpdate: wholeSeconds(thisUpdate),
+      nextUpdate: wholeSeconds(nextUpdate),
+    };
     this.crl = { stamp, signedAt: thisUpdate.getTime(), value };
     return value;
   }

@@ -110,6 +110,18 @@ export async function listEnrollments(executor: Executor): Promise<ListedEnrollm
     .execute();
 }
 
+/** How many enrollments are in each state: one GROUP BY over the table (for the metrics). */
+export async function countEnrollmentsByState(
+  executor: Executor,
+): Promise<Partial<Record<EnrollmentState, number>>> {
+  const rows = await executor
+    .selectFrom('enrollments')
+    .select((eb) => ['state', eb.fn.countAll<number | string>().as('count')])
+    .groupBy('state')
+    .execute();
+  return Object.fromEntries(rows.map((row) => [row.state, Number(row.count)]));
+}
+
 /**
  * Records the decision on a pending enrollment (`callsign` as stored). One conditional UPDATE:
  * of any number of racing decisions exactly one changes the row; false for the others.

@@ -140,13 +140,38 @@ export class EnrollmentService {
     return listEnrollments(this.options.db);
   }
 
-  /** pending -> approved, when the admin gives the enrollee's approval code. A wrong one counts. */
-  accept(actor: Actor, input: { callsign: string; approvalCode: string }): Promise<Enrollment> {
-    return this.decide(actor, input.callsign, { state: 1 }, (enrollment) => {
-      if (!matchesHash(input.approvalCode, enrollment.approvalCodeHash)) {
-        throw countsAsFailure(new ForbiddenError('Wrong approval code'));
+  /**
+   * pending -> approved, when the admin gives the enrollee's approval code. A wrong one counts
+   * against the admin's failure budget and is audited as a failed accept (after the refused
+   * transaction rolled back).
+   */
+  async accept(
+    actor: Actor,
+    input: { callsign: string; approvalCode: string },
+  ): Promise<Enrollment> {
+    let refused: { target: string; error: Error } | undefined;
+    try {
+      return await this.decide(actor, input.callsign, { state: 1 }, (enrollment) => {
+        if (!matchesHash(input.approvalCode, enrollment.approvalCodeHash)) {
+          const error = countsAsFailure(new ForbiddenError('Wrong approval code'));
+          refused = { target: enrollment.callsign, error };
+          throw error;
+        }
+      });
+    } catch (error) {
+      if (refused !== undefined && error === refused.error) {
+        await appendAuditEvent(this.options.db, {
+          at: this.options.now().getTime(),
+          actor: actor.callsign,
+          action: 'enrollment.accept',
+          target: refused.target,
+          outcome: 'failure',
+          clientAddress: actor.clientAddress,
+          detail: { reason: 'wrong approval code' },
+        });
       }
-    });
+      throw error;
+    }
   }
 
   /** pending -> rejected. */

@@ -32,7 +32,7 @@ function expiryOf(pem: string): CaExpiryResponse['root'] {
  */
 export function registerKeyLifecycleRoutes(app: FastifyInstance, context: RouteContext): void {
   const { portal } = context;
-  const keys = new KeyLifecycle(portal.database.db, context.now);
+  const keys = new KeyLifecycle(portal.database.db, context.now, portal.metrics);
   const renewal = new RenewalCodes(portal.database.db, context.now);
   const api = app.withTypeProvider<ZodTypeProvider>();
 

@@ -3,6 +3,7 @@ import type { ExpiringResponse, KeyEntry, KeyListResponse, KeyPurpose } from '@c
 import { normalizeSerial } from '../../ca/serial.js';
 import type { Database } from '../../db/schema.js';
 import { NotFoundError } from '../../errors.js';
+import type { CertificateMetrics } from '../../metrics/portal-metrics.js';
 import { appendAuditEvent } from '../audit/repository.js';
 import type { Actor } from '../auth/actor.js';
 import {
@@ -70,6 +71,8 @@ export class KeyLifecycle {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
+    /** Counts the keys revoked here (Prometheus). */
+    private readonly metrics: CertificateMetrics,
   ) {}
 
   /** The keys of the caller, marking the one they call with (`currentSerial`, mTLS face). */
@@ -121,6 +124,7 @@ export class KeyLifecycle {
       return certificate;
     });
     if (revoked === undefined) throw new NotFoundError(`No unrevoked key ${serial} of ${owner}`);
+    this.metrics.certificatesRevoked(revoked.purpose, 1);
   }
 
   /**

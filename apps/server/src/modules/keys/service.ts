@@ -22,14 +22,15 @@ export class KeyService {
     if (callsign.toLowerCase() !== actor.callsign.toLowerCase()) {
       throw new ForbiddenError('You can only download your own key');
     }
-    const issued = await this.certificates.issueForMember({
-      callsign: actor.callsign,
-      purpose: 'browser',
-      key: { generate: this.certificates.memberKeyAlgorithm },
-      actor,
-      audit: { action: 'key.download', detail: { format } },
-    });
-    const pfx = await this.certificates.packKeystore(issued, format);
-    return { callsign: issued.callsign, serial: issued.serial, pfx };
+    const issued = await this.certificates.issueKeystore(
+      {
+        callsign: actor.callsign,
+        purpose: 'browser',
+        actor,
+        audit: { action: 'key.download', detail: { format } },
+      },
+      format,
+    );
+    return { callsign: issued.callsign, serial: issued.serial, pfx: issued.keystore };
   }
 }

@@ -41,15 +41,11 @@ export class TakPackageService {
    * 429 past the member's minting limits. `actor` is who asks, for the audit log.
    */
   async build(callsign: string, actor: Actor): Promise<MemberPackages> {
-    const issued = await this.certificates.issueForMember({
-      callsign,
-      purpose: 'tak-package',
-      key: { generate: this.certificates.memberKeyAlgorithm },
-      actor,
-      audit: { action: 'tak.packages' },
-    });
     // ATAK refuses AES-encrypted keystores: always the legacy format here.
-    const keystore = await this.certificates.packKeystore(issued, 'legacy');
+    const issued = await this.certificates.issueKeystore(
+      { callsign, purpose: 'tak-package', actor, audit: { action: 'tak.packages' } },
+      'legacy',
+    );
     const truststore = await buildTakTruststore(
       { pemFile: this.settings.truststorePemFile, caChainPem: this.certificates.chainPem },
       this.settings.truststorePassword,
@@ -57,7 +53,7 @@ export class TakPackageService {
     );
     const packages = buildTakPackages(this.settings, {
       callsign: issued.callsign,
-      keystore,
+      keystore: issued.keystore,
       truststore,
     });
     return { callsign: issued.callsign, serial: issued.serial, packages };

@@ -8,6 +8,7 @@ import { TakCard } from '../../features/tak/components/tak-card';
  * admin guard. The route table in `../router.tsx` picks each page from it by name.
  */
 export { ApprovalPage } from '../../features/admin/components/approval-page';
+export { AuditPage } from '../../features/admin/components/audit-page';
 export { CodeListPage } from '../../features/admin/components/code-list-page';
 export { ExpiringKeysPage } from '../../features/admin/components/expiring-keys-page';
 export { InviteQrPage } from '../../features/admin/components/invite-qr-page';

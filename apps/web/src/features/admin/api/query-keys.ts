@@ -15,4 +15,7 @@ export const adminKeys = {
   personKeys: (callsign: string) => [...adminKeys.keys(), 'person', callsign] as const,
   expiring: (days: number) => [...adminKeys.keys(), 'expiring', days] as const,
   caExpiry: () => [...adminKeys.all, 'ca-expiry'] as const,
+  audit: () => [...adminKeys.all, 'audit'] as const,
+  auditList: (filters: object) => [...adminKeys.audit(), 'list', filters] as const,
+  takReadiness: () => [...adminKeys.all, 'tak-readiness'] as const,
 };

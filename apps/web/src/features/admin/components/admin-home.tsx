@@ -4,11 +4,12 @@ import { LinkButton } from '../../../components/button';
 import { Card } from '../../../components/card';
 import { paths } from '../../../lib/paths';
 import { CaExpiryCard } from './ca-expiry-card';
+import { TakReadinessCard } from './tak-readiness';
 
 /**
- * /app/admin: the welcome, the way to the user management, and the service card the app puts
- * below them (the TAK card, spec §2); `notice` on top (the renewal banner of the admin's own
- * keys), the CA's expiry below.
+ * /app/admin: the welcome, the way to the user management, the service card the app puts
+ * below them (the TAK card, spec §2), and the TAK Server readiness the portal can see;
+ * `notice` on top (the renewal banner of the admin's own keys), the CAs' expiry at the end.
  */
 export function AdminHome({
   callsign,
@@ -42,6 +43,7 @@ export function AdminHome({
         </LinkButton>
       </Card>
       {serviceCard}
+      <TakReadinessCard />
       <CaExpiryCard />
     </div>
   );

@@ -6,7 +6,7 @@ import { AdminPage } from './admin-page';
 import { ExternalLinkCard, LinkCard } from './link-card';
 import { QueryState } from './query-state';
 
-/** /app/admin/manageusers: the three user pages and the identity-management console. */
+/** /app/admin/manageusers: the three user pages, the audit log and the identity-management console. */
 export function ManageUsersPage() {
   const { t } = useTranslation();
   const idmConsole = useQuery(idmConsoleQueryOptions());
@@ -32,6 +32,11 @@ export function ManageUsersPage() {
           to={paths.admin.expiringKeys.path}
           title={t('admin.manageusers.expiring_keys')}
           text={t('admin.manageusers.expiring_keys_text')}
+        />
+        <LinkCard
+          to={paths.admin.audit.path}
+          title={t('admin.manageusers.audit_log')}
+          text={t('admin.manageusers.audit_log_text')}
         />
       </nav>
       <section aria-labelledby="idm-console-title" className="flex flex-col gap-2">

@@ -1,0 +1,295 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CertificatePurpose, EnrollmentState } from '../db/schema.js';
+
+/**
+ * What the portal reports to Prometheus (docs/operations.md lists every series). Counters and
+ * the in-flight gauge live in this process and start at zero with it: Prometheus's `rate()` and
+ * `increase()` take restarts in their stride, and several instances are summed. What the whole
+ * deployment shares (enrollments, the CRL, the CA) is read when Prometheus scrapes, so every
+ * instance reports the same value (aggregate those with max, not sum).
+ *
+ * Labels are templates and small fixed sets only (route pattern, status, purpose): never a
+ * callsign, code or raw URL, so the number of series stays bounded whatever callers send.
+ */
+
+const PREFIX = 'callsign_portal_';
+const PURPOSES: readonly CertificatePurpose[] = ['browser', 'tak-package', 'tak-enroll', 'server'];
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
+const ENROLLMENT_STATE_NAMES: Record<EnrollmentState, string> = {
+  0: 'pending',
+  1: 'approved',
+  2: 'rejected',
+};
+
+/** The certificate authority's side: what the issuing and revoking code reports. */
+export interface CertificateMetrics {
+  /** A certificate was recorded as issued. */
+  certificateIssued(purpose: CertificatePurpose): void;
+  /** `count` certificates of `purpose` were recorded as revoked. */
+  certificatesRevoked(purpose: CertificatePurpose, count: number): void;
+  /** A key pair generation began; every call is paired with one mintEnded. */
+  mintStarted(): void;
+  mintEnded(): void;
+  /** A key generation was refused before it began (a limit on minting); `reason` is a fixed word. */
+  mintRefused(reason: string): void;
+}
+
+/** Reports nothing: for code run outside the service (tests, tools) that needs a CertificateMetrics. */
+export const ignoredCertificateMetrics: CertificateMetrics = {
+  certificateIssued: () => undefined,
+  certificatesRevoked: () => undefined,
+  mintStarted: () => undefined,
+  mintEnded: () => undefined,
+  mintRefused: () => undefined,
+};
+
+/** The signed CRL as Prometheus sees it. */
+export interface CrlFacts {
+  crlNumber: bigint;
+  thisUpdate: Date;
+  nextUpdate: Date;
+}
+
+/** What is read at scrape time: cheap questions to the database and the CA. */
+export interface ScrapeProbes {
+  /** Enrollments per state (a GROUP BY over the enrollments table). */
+  enrollmentsByState(): Promise<Partial<Record<EnrollmentState, number>>>;
+  /** The CRL the portal serves now (signed on demand when due). */
+  currentCrl(): Promise<CrlFacts>;
+  /** The CA certificates' expiry. */
+  caCertificates: readonly { ca: 'root' | 'issuing'; notAfter: Date }[];
+  /**
+   * PostgreSQL's connection pool; undefined on SQLite, whose one synchronous connection has no
+   * pool to watch (a query holds it only while the event loop is busy with it, so a scrape,
+   * which runs between queries, would always see it free).
+   */
+  pool?: () => { inUse: number; waiting: number };
+}
+
+export interface FinishedRequest {
+  method: string;
+  /** The route's pattern (`/api/v1/people/:callsign`), never the URL. */
+  route: string;
+  status: number;
+  seconds: number;
+}
+
+const seconds = (date: Date) => date.getTime() / 1000;
+
+export class PortalMetrics implements CertificateMetrics {
+  readonly registry = new Registry();
+
+  private readonly requests = new Counter({
+    name: `${PREFIX}http_requests_total`,
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly latency = new Histogram({
+    name: `${PREFIX}http_request_duration_seconds`,
+    help: 'Time to answer an HTTP request, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  private readonly refusals = new Counter({
+    name: `${PREFIX}failure_budget_refusals_total`,
+    help: 'Calls refused with 429 because the caller spent their failure budget, by route pattern',
+    labelNames: ['route'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly issued = new Counter({
+    name: `${PREFIX}certificates_issued_total`,
+    help: 'Certificates issued and recorded, by purpose (member key, TAK package, server)',
+    labelNames: ['purpose'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly revoked = new Counter({
+    name: `${PREFIX}certificates_revoked_total`,
+    help: 'Certificates revoked, by purpose',
+    labelNames: ['purpose'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly minting = new Gauge({
+    name: `${PREFIX}key_generations_in_flight`,
+    help: 'Key pairs being generated now',
+    registers: [this.registry],
+  });
+
+  private readonly mintRefusals = new Counter({
+    name: `${PREFIX}key_generation_refusals_total`,
+    help: 'Key generations refused by a minting limit before they began, by reason',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(options: { version: string }) {
+    new Gauge({
+      name: `${PREFIX}build_info`,
+      help: 'Always 1; the version of the portal as a label',
+      labelNames: ['version'] as const,
+      registers: [this.registry],
+    }).set({ version: options.version }, 1);
+    // Every purpose from the start: a series that appears only at its first increase hides
+    // that increase from rate().
+    for (const purpose of PURPOSES) {
+      this.issued.inc({ purpose }, 0);
+      this.revoked.inc({ purpose }, 0);
+    }
+  }
+
+  requestFinished(request: FinishedRequest): void {
+    const labels = {
+      method: METHODS.has(request.method) ? request.method : 'other',
+      route: request.route,
+      status: String(request.status),
+    };
+    this.requests.inc(labels);
+    this.latency.observe(labels, request.seconds);
+  }
+
+  failureBudgetRefused(route: string): void {
+    this.refusals.inc({ route });
+  }
+
+  certificateIssued(purpose: CertificatePurpose): void {
+    this.issued.inc({ purpose });
+  }
+
+  certificatesRevoked(purpose: CertificatePurpose, count: number): void {
+    if (count > 0) this.revoked.inc({ purpose }, count);
+  }
+
+  mintStarted(): void {
+    this.minting.inc();
+  }
+
+  mintEnded(): void {
+    this.minting.dec();
+  }
+
+  mintRefused(reason: string): void {
+    this.mintRefusals.inc({ reason });
+  }
+
+  /** Node's process metrics (CPU, memory, event loop lag, GC): for the service, not the CLI. */
+  collectProcessMetrics(): void {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The series read at scrape time from the database and the CA. */
+  watch(probes: ScrapeProbes): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: `${PREFIX}enrollments`,
+      help: 'Enrollments by state (pending, approved, rejected), read from the database',
+      labelNames: ['state'] as const,
+      registers,
+      async collect() {
+        const counts = await probes.enrollmentsByState();
+        for (const [state, name] of Object.entries(ENROLLMENT_STATE_NAMES)) {
+          this.set({ state: name }, counts[Number(state) as EnrollmentState] ?? 0);
+        }
+      },
+    });
+    this.watchCrl(probes);
+    const caExpiry = new Gauge({
+      name: `${PREFIX}ca_certificate_expiry_timestamp_seconds`,
+      help: 'When each CA certificate expires (notAfter), in seconds since the epoch',
+      labelNames: ['ca'] as const,
+      registers,
+    });
+    for (const { ca, notAfter } of probes.caCertificates) caExpiry.set({ ca }, seconds(notAfter));
+    const { pool } = probes;
+    if (pool === undefined) return;
+    new Gauge({
+      name: `${PREFIX}db_pool_connections_in_use`,
+      help: 'PostgreSQL connections of the pool running a query or transaction now',
+      registers,
+      collect() {
+        this.set(pool().inUse);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}db_pool_waiting_requests`,
+      help: 'Queries waiting for a free PostgreSQL connection of the pool',
+      registers,
+      collect() {
+        this.set(pool().waiting);
+      },
+    });
+  }
+
+  /**
+   * The CRL's number, signing time, nextUpdate and age. A CRL that cannot be signed keeps the
+   * last one's facts, so its age goes on growing and the age alert fires. Before any CRL could
+   * be signed there is none to serve: the age is +Inf and nextUpdate the epoch (both alerts fire).
+   */
+  private watchCrl(probes: ScrapeProbes): void {
+    const registers = [this.registry];
+    let last: CrlFacts | undefined;
+    // A scrape collects every series at once: its four CRL series share one question.
+    let inFlight: Promise<CrlFacts | undefined> | undefined;
+    const current = (): Promise<CrlFacts | undefined> => {
+      inFlight ??= probes
+        .currentCrl()
+        .then(
+          (crl) => (last = crl),
+          // Keep `last`: its age grows.
+          () => last,
+        )
+        .finally(() => {
+          inFlight = undefined;
+        });
+      return inFlight;
+    };
+    const crlGauge = (name: string, help: string, value: (crl: CrlFacts) => number, none: number) =>
+      new Gauge({
+        name: `${PREFIX}${name}`,
+        help,
+        registers,
+        async collect() {
+          const crl = await current();
+          this.set(crl === undefined ? none : value(crl));
+        },
+      });
+    crlGauge(
+      'crl_number',
+      'The CRL number of the CRL served now',
+      (crl) => Number(crl.crlNumber),
+      0,
+    );
+    crlGauge(
+      'crl_age_seconds',
+      'Seconds since the thisUpdate of the CRL served now',
+      (crl) => (Date.now() - crl.thisUpdate.getTime()) / 1000,
+      Number.POSITIVE_INFINITY,
+    );
+    crlGauge(
+      'crl_next_update_timestamp_seconds',
+      'The nextUpdate of the CRL served now, in seconds since the epoch',
+      (crl) => seconds(crl.nextUpdate),
+      0,
+    );
+    crlGauge(
+      'crl_validity_seconds',
+      'From thisUpdate to nextUpdate of the CRL served now',
+      (crl) => (crl.nextUpdate.getTime() - crl.thisUpdate.getTime()) / 1000,
+      0,
+    );
+  }
+
+  /** The Prometheus text exposition of every series. */
+  async text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

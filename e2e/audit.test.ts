@@ -1,0 +1,281 @@
+import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, firstAdmin } from './support/api.js';
+import {
+  DESKTOP,
+  keepScreenshot,
+  PHONE,
+  seriousAccessibilityViolations,
+} from './support/browser.js';
+import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
+import { startService, type Service } from './support/service.js';
+
+// The audit log and the TAK readiness as an admin uses them (product.md §12, issue 19 and 15):
+// a thousand events made through the API, read page by page, filtered, exported as CSV and the
+// CSV checked row by row against the API; screenshots on a phone and a desktop, in English and
+// Finnish (test-results/screenshots/audit-*, admin-readiness-*).
+
+const ADMIN = 'Auditor1';
+const EVENTS = 1000;
+let service: Service;
+let keyed: KeyedBrowser;
+let undoPolicy: () => Promise<void>;
+let workDir: string;
+let adminKey: { pfxFile: string; password: string };
+
+interface Event {
+  id: string;
+  at: string;
+  actor: string | null;
+  action: string;
+  target: string | null;
+  outcome: string;
+  client_address: string | null;
+  detail: unknown;
+}
+
+async function adminCall(method: string, urlPath: string, json?: unknown) {
+  return call(service, method, urlPath, { key: adminKey, ...(json === undefined ? {} : { json }) });
+}
+
+/** Every event the API's filter selects, through its pages. */
+async function listed(query: Record<string, string>): Promise<Event[]> {
+  const events: Event[] = [];
+  let before: string | null = null;
+  do {
+    const params = new URLSearchParams({ ...query, limit: '500', ...(before ? { before } : {}) });
+    const answer = await adminCall('GET', `/api/v1/admin/audit?${params.toString()}`);
+    expect(answer.status).toBe(200);
+    const page = answer.json() as { events: Event[]; next_before: string | null };
+    events.push(...page.events);
+    before = page.next_before;
+  } while (before !== null);
+  return events;
+}
+
+/** Runs `count` calls, `width` at a time. */
+async function inParallel(count: number, width: number, work: (index: number) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < count) {
+        const index = next;
+        next += 1;
+        await work(index);
+      }
+    }),
+  );
+}
+
+/** The audit log fills the way a busy week does: codes made, people enrolling, guesses. */
+async function seed(): Promise<void> {
+  const invites: string[] = [];
+  await inParallel(20, 4, async () => {
+    const created = await adminCall('POST', '/api/v1/enrollment/invitecode/create');
+    invites.push((created.json() as { invite_code: string }).invite_code);
+  });
+  const enrollees: { callsign: string; approvecode: string }[] = [];
+  await inParallel(120, 4, async (index) => {
+    const callsign = `Walker${index}`;
+    const answer = await call(service, 'POST', '/api/v1/enrollment/invitecode/enroll', {
+      json: { callsign, invite_code: invites[index % invites.length] },
+    });
+    expect(answer.status).toBe(200);
+    enrollees.push({
+      callsign,
+      approvecode: (answer.json() as { approvecode: string }).approvecode,
+    });
+  });
+  await inParallel(enrollees.length, 4, async (index) => {
+    const { callsign, approvecode } = enrollees[index]!;
+    const answer =
+      index % 3 === 0
+        ? await adminCall('POST', '/api/v1/enrollment/lock', { callsign, lock_reason: 'unknown' })
+        : await adminCall('POST', '/api/v1/enrollment/accept', { callsign, approvecode });
+    expect(answer.status).toBe(200);
+  });
+  await inParallel(60, 4, async (index) => {
+    await call(service, 'POST', '/api/v1/token/code/exchange', {
+      json: { code: `WRONG${String(index).padStart(7, '0')}` },
+    });
+  });
+  const sofar = (await listed({})).length;
+  await inParallel(EVENTS - sofar, 4, async (index) => {
+    const code = invites[index % invites.length]!;
+    const toggle = index % 2 === 0 ? 'deactivate' : 'activate';
+    const answer = await adminCall('PUT', `/api/v1/enrollment/invitecode/${toggle}`, {
+      invite_code: code,
+    });
+    expect(answer.status).toBe(200);
+  });
+}
+
+beforeAll(async () => {
+  service = await startService({ PORTAL_RATE_LIMIT_FAILURES: '100000' });
+  workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-audit-e2e-'));
+  adminKey = { pfxFile: path.join(workDir, `${ADMIN}.pfx`), password: ADMIN };
+  await writeFile(adminKey.pfxFile, (await firstAdmin(service, ADMIN)).pfx);
+  undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
+  keyed = await browserWithKey(service.rootCaFile, adminKey);
+  await seed();
+});
+
+afterAll(async () => {
+  await keyed.close();
+  await undoPolicy();
+  await service.stop();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+async function adminPage(
+  device: BrowserContextOptions,
+  urlPath: string,
+  language = 'en',
+): Promise<{ page: Page; context: BrowserContext }> {
+  const context = await keyed.browser.newContext({ ...device, bypassCSP: true });
+  await context.addInitScript((lng: string) => {
+    localStorage.setItem('i18nextLng', lng);
+  }, language);
+  const page = await context.newPage();
+  await page.goto(`${service.mtlsOrigin}${urlPath}`, { waitUntil: 'networkidle' });
+  return { page, context };
+}
+
+async function checkPage(page: Page, width: number): Promise<void> {
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+    width,
+  );
+}
+
+describe('the audit log with a thousand events', () => {
+  it('holds at least a thousand events, each with the address it came from', async () => {
+    const events = await listed({});
+    expect(events.length).toBeGreaterThanOrEqual(EVENTS);
+    const fromApi = events.filter((event) => event.actor !== 'first-start');
+    expect(fromApi.filter((event) => event.client_address === null).map((e) => e.action)).toEqual([
+      'certificate.server',
+    ]);
+  });
+
+  it('pages, filters and exports the filtered range as CSV, row for row', async () => {
+    const { page, context } = await adminPage(DESKTOP, '/app/admin/manageusers');
+    await page.getByRole('link', { name: /^Audit log/ }).click();
+    await page.waitForURL('**/app/admin/audit');
+    const main = page.locator('main');
+    await main.getByText('50 events shown').waitFor();
+    await main.getByRole('button', { name: 'Load more' }).click();
+    await main.getByText('100 events shown').waitFor();
+    expect(await main.locator('ol > li').count()).toBe(100);
+    await keepScreenshot(page, 'audit-desktop');
+    await checkPage(page, 1280);
+
+    // Who accepted or rejected, and only the invite codes they switched.
+    await main.getByLabel('Who (callsign)').fill(ADMIN.toLowerCase());
+    await main.getByLabel(/^Action/).fill('invite');
+    await main.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.waitForURL(/actor=auditor1&action=invite$/);
+    const expected = await listed({ actor: 'auditor1', action: 'invite' });
+    expect(expected.length).toBeGreaterThan(500);
+    await main.getByText('50 events shown').waitFor();
+    for (const action of await main.locator('ol > li span.font-mono').allInnerTexts()) {
+      expect(action).toMatch(/^invite\./);
+    }
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      main.getByRole('link', { name: 'Export CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^portal-audit-\d{4}-\d{2}-\d{2}\.csv$/);
+    const file = path.join(workDir, 'export.csv');
+    await download.saveAs(file);
+    const rows = parse<Record<string, string>>(await readFile(file), { bom: true, columns: true });
+    expect(rows.map((row) => row.id)).toEqual(expected.map((event) => event.id));
+    for (const [index, row] of rows.entries()) {
+      const event = expected[index]!;
+      expect(row).toEqual({
+        id: event.id,
+        time: event.at,
+        actor: ADMIN,
+        action: event.action,
+        target: event.target,
+        outcome: event.outcome,
+        client_address: event.client_address,
+        detail: event.detail === null ? '' : JSON.stringify(event.detail),
+      });
+    }
+
+    // A range of days: today holds everything shown, tomorrow nothing.
+    const today = await page.evaluate(() => {
+      const now = new Date();
+      const pad = (value: number) => String(value).padStart(2, '0');
+      return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+    });
+    await main.getByLabel('From (day)').fill(today);
+    await main.getByLabel('To (day, included)').fill(today);
+    await main.getByRole('button', { name: 'Filter', exact: true }).click();
+    await main.getByText('50 events shown').waitFor();
+    await keepScreenshot(page, 'audit-desktop-filtered');
+    const tomorrow = await page.evaluate((day: string) => {
+      const next = new Date(`${day}T12:00:00`);
+      next.setDate(next.getDate() + 1);
+      return next.toISOString().slice(0, 10);
+    }, today);
+    await main.getByLabel('From (day)').fill(tomorrow);
+    await main.getByLabel('To (day, included)').fill(tomorrow);
+    await main.getByRole('button', { name: 'Filter', exact: true }).click();
+    await main.getByText('No events match the filters.').waitFor();
+    await context.close();
+  });
+
+  it('fits a phone, in English and in Finnish', async () => {
+    for (const [language, shown, loadMore] of [
+      ['en', '50 events shown', 'Load more'],
+      ['fi', '50 tapahtumaa näkyvissä', 'Lataa lisää'],
+    ] as const) {
+      const { page, context } = await adminPage(PHONE, '/app/admin/audit', language);
+      const main = page.locator('main');
+      await main.getByText(shown).waitFor();
+      await keepScreenshot(page, `audit-${language}-phone`);
+      await checkPage(page, 360);
+      await main.getByRole('button', { name: loadMore }).click();
+      await main.getByText(shown.replace('50', '100')).waitFor();
+      await page.setViewportSize({ width: 360, height: 780 });
+      await context.close();
+      if (language === 'fi') {
+        const desktop = await adminPage(DESKTOP, '/app/admin/audit?action=enrollment', 'fi');
+        await desktop.page
+          .locator('main')
+          .getByText(/tapahtumaa näkyvissä/)
+          .waitFor();
+        await keepScreenshot(desktop.page, 'audit-fi-desktop');
+        await desktop.context.close();
+      }
+    }
+  });
+});
+
+describe('TAK readiness on the admin home', () => {
+  it('shows the TAK server, truststore, CRL and tak-check, in both languages', async () => {
+    for (const [language, device, width, heading, name] of [
+      ['en', DESKTOP, 1280, 'TAK Server readiness', 'desktop'],
+      ['en', PHONE, 360, 'TAK Server readiness', 'phone'],
+      ['fi', PHONE, 360, 'TAK-palvelimen valmius', 'fi-phone'],
+    ] as const) {
+      const { page, context } = await adminPage(device, '/app/admin/', language);
+      const card = page.getByRole('region', { name: heading });
+      await card.getByText('tak.portal.localhost:8089').waitFor();
+      const text = await card.innerText();
+      expect(text).toContain(`http://portal.localhost:${service.port}/ca/crl.pem`);
+      expect(text).toContain('npm run --silent portal -- tak-check --host tak.portal.localhost');
+      expect(text).toMatch(/Issuing CA/);
+      await keepScreenshot(page, `admin-readiness-${name}`);
+      await checkPage(page, width);
+      await context.close();
+    }
+  });
+});
