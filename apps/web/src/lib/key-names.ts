@@ -9,9 +9,12 @@ import type { KeyEntry } from '@callsign/contract';
 
 const DAY_MS = 86_400_000;
 
-/** The app's English is British English: dates read "3 May", not "May 3". */
+/**
+ * The app's English is British English: dates read "3 May", not "May 3", whichever English the
+ * browser asked for (the detected language may be `en-US`).
+ */
 export function dateLocale(language: string): string {
-  return language === 'en' ? 'en-GB' : language;
+  return language === 'en' || language.startsWith('en-') ? 'en-GB' : language;
 }
 
 /** A day of the year in the UI language; the year only when it is not this year's. */
