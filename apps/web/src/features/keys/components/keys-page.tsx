@@ -9,6 +9,7 @@ import { Navbar } from '../../../components/navbar';
 import { errorMessage } from '../../../lib/api-client';
 import { publicOrigin } from '../../../lib/hosts';
 import { keyName } from '../../../lib/key-names';
+import { reloadTo } from '../../../lib/navigation';
 import { paths } from '../../../lib/paths';
 import { ownKeysQueryOptions } from '../api/keys';
 import { RenewalBanner } from './renewal-banner';
@@ -103,7 +104,7 @@ export function KeysPage({
           }}
           onRevokedCurrent={() => {
             // This browser's key no longer opens the mTLS face: say so on the public one.
-            window.location.assign(signedOutUrl());
+            reloadTo(signedOutUrl());
           }}
         />
       )}
