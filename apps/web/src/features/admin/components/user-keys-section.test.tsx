@@ -59,7 +59,7 @@ describe('the Keys section of the user dialog', () => {
     renderWithProviders(<UserKeysSection callsign="Ranger1" />);
     expect(await screen.findByText('TAK enrollment, device ANDROID-42, 3 May')).toBeInTheDocument();
     expect(screen.getByText('TAK package key, downloaded 3 May')).toBeInTheDocument();
-    expect(screen.getAllByRole('button', { name: 'Revoke' })).toHaveLength(3);
+    expect(screen.getAllByRole('button', { name: /^Revoke / })).toHaveLength(3);
     expect(screen.getByText('2 revoked or expired keys')).toBeInTheDocument();
   });
 
@@ -68,13 +68,13 @@ describe('the Keys section of the user dialog', () => {
     const user = userEvent.setup();
     renderWithProviders(<UserKeysSection callsign="Ranger1" />);
     const rows = await screen.findAllByRole('listitem');
-    await user.click(within(rows[0]!).getByRole('button', { name: 'Revoke' }));
+    await user.click(within(rows[0]!).getByRole('button', { name: /^Revoke TAK package key/ }));
     const confirm = screen.getByRole('group', { name: 'Revoke this key?' });
     expect(confirm).toHaveTextContent('can no longer connect to the TAK server');
     await user.click(within(confirm).getByRole('button', { name: 'Keep the key' }));
     expect(calls).toEqual([]);
 
-    await user.click(within(rows[0]!).getByRole('button', { name: 'Revoke' }));
+    await user.click(within(rows[0]!).getByRole('button', { name: /^Revoke TAK package key/ }));
     await user.click(screen.getByRole('button', { name: 'Revoke key' }));
     expect(await screen.findByText('1 revoked or expired key')).toBeInTheDocument();
     expect(calls).toEqual(['revoke Ranger1 0b']);

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { KeyEntry } from '@callsign/contract';
 import { Button } from '../../../components/button';
 import { KeyList } from '../../../components/key-list';
-import { whatStopsWorking } from '../../../lib/key-names';
+import { keyName, whatStopsWorking } from '../../../lib/key-names';
 import { errorMessage } from '../../../lib/api-client';
 import { personKeysQueryOptions, useRevokePersonKey } from '../api/keys';
 import { QueryState } from './query-state';
@@ -22,13 +22,15 @@ function RevokeKeyAction({
   confirming: boolean;
   onConfirming: (confirming: boolean) => void;
 }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const revoke = useRevokePersonKey();
   if (!confirming) {
     return (
       <Button
         variant="secondary"
         className="shrink-0"
+        // Named for its key: the dialog has the member's own Revoke too.
+        aria-label={t('keys.revoke.button_for', { name: keyName(t, keyEntry, i18n.language) })}
         onClick={() => {
           onConfirming(true);
         }}
