@@ -24,7 +24,7 @@ import {
   recordIssuedCertificate,
 } from '../src/modules/certificates/repository.js';
 import { CertificateService } from '../src/modules/certificates/service.js';
-import { RENEWAL_CODE_TTL_MS, RenewalCodes } from '../src/modules/keys/renewal-codes.js';
+import { RENEWAL_CODE_TTL_MS, RenewalCodes } from '../src/modules/firstuser/renewal-codes.js';
 import { Membership } from '../src/modules/people/membership.js';
 import { insertMember, setMemberStatus } from '../src/modules/people/repository.js';
 import { revokeMember } from '../src/modules/people/revocation.js';
@@ -32,7 +32,7 @@ import type { ApiResponse } from './support/api-client.js';
 import { snapshotTables } from './support/table-snapshot.js';
 import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
 
-// Keys over their life (product.md §10, issue 17) over real HTTPS with real client certificates,
+// Keys over their life (docs/api.md) over real HTTPS with real client certificates,
 // on every database engine: the list of a member's keys, revoking one of them (by the member or
 // an admin), the members whose keys run out, renewal codes, the bound on live keys, and the CA's
 // own expiry. The portal issues keys valid for 10 days, so they are "expiring" from the start.
@@ -504,7 +504,7 @@ describe.each(testEngines())('keys over their life on $name', (engine) => {
         expires_at: new Date(issuing!.validTo).toISOString(),
       });
       expect(answer.root.expires_at).toBe(new Date(root!.validTo).toISOString());
-      // Five and twenty years from the first start (product.md §5).
+      // Five and twenty years from the first start.
       expect(Date.parse(answer.issuing.expires_at) - Date.now()).toBeGreaterThan(4 * 365 * DAY);
       expect(Date.parse(answer.root.expires_at) - Date.now()).toBeGreaterThan(19 * 365 * DAY);
     });

@@ -1,3 +1,4 @@
+import type { EnrollmentState } from '@callsign/contract';
 import type { ColumnType } from 'kysely';
 
 // Times are epoch milliseconds in bigint columns (the pg pool parses int8 as a JS number), so the
@@ -11,8 +12,8 @@ type Immutable<T> = ColumnType<T, T, never>;
 
 export type MemberStatus = 'pending' | 'active' | 'rejected' | 'revoked';
 export type Role = 'admin';
-/** 0 pending, 1 approved, 2 rejected: the numbers the API shows in `enrollment/list`. */
-export type EnrollmentState = 0 | 1 | 2;
+/** `enrollments.state` holds the numbers the API shows in `enrollment/list` (`ENROLLMENT_STATE`). */
+export type { EnrollmentState };
 /**
  * admin: makes the first admin; exchange: signs in the admin add-admin made; renewal: signs a
  * member in again after their key expired (an admin makes it).

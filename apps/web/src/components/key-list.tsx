@@ -27,7 +27,7 @@ function KeyRow({ keyEntry, action }: { keyEntry: KeyEntry; action?: ReactNode }
 }
 
 /**
- * A member's keys (product.md §10): the live ones first, each with the action the page gives
+ * A member's keys: the live ones first, each with the action the page gives
  * it (revoke), then the revoked and expired ones folded away. Used by the member's own key page
  * and by the admin's user dialog.
  */

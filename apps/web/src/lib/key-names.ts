@@ -2,7 +2,7 @@ import type { TFunction } from 'i18next';
 import type { KeyEntry } from '@callsign/contract';
 
 /**
- * How a key is named to people (product.md §10): what it is for and when it was made, in the
+ * How a key is named to people: what it is for and when it was made, in the
  * language of the page ("Browser key, downloaded 3 May", "TAK enrollment, device …"), and what
  * state it is in. Shared by the member's own key page and the admin's view of a member.
  */

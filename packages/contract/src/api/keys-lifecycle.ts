@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { callsignField, isoTime, successTrue } from './fields.js';
 
 /**
- * A member's keys over their life (product.md §10): every certificate issued to a member is one
+ * A member's keys over their life: every certificate issued to a member is one
  * of their keys, listed and revoked one at a time by the member or an admin.
  */
 

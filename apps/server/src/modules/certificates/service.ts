@@ -1,7 +1,7 @@
 import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
 import type { Pkcs12Format } from '../../ca/pkcs12.js';
-import type { KeyAlgorithm } from '../../config.js';
+import type { KeyAlgorithm } from '../../ca/key-pair.js';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { Kysely } from 'kysely';
@@ -10,7 +10,7 @@ import {
   type CertificateMetrics,
 } from '../../metrics/portal-metrics.js';
 import type { CertificateLookup } from '../../tls/client-certificate.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import {
   MemberIssuer,
@@ -82,7 +82,7 @@ export interface CertificateServiceOptions {
 }
 
 /**
- * Issues member certificates and keeps the record of every one (product.md §5), revokes them,
+ * Issues member certificates and keeps the record of every one (docs/api.md), revokes them,
  * and keeps the published CRL in step with the record, whichever process revoked.
  */
 export class CertificateService {
@@ -140,7 +140,7 @@ export class CertificateService {
 
   /**
    * `issueForMember` with a key made here (`PORTAL_KEY_ALGORITHM`), packed as the member's
-   * keystore (product.md §5) in the same minting slot as the key generation, before anything is
+   * keystore (docs/api.md) in the same minting slot as the key generation, before anything is
    * recorded: the private key leaves only inside the keystore.
    */
   issueKeystore(

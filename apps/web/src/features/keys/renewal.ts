@@ -2,7 +2,7 @@ import type { KeyEntry, KeyPurpose } from '@callsign/contract';
 import { daysUntil, keyState } from '../../lib/key-names';
 
 /**
- * When a member is told to renew (product.md §10): from 30 days before their newest key
+ * When a member is told to renew: from 30 days before their newest key
  * expires, more urgently at 14, 7 and 3 days.
  */
 export const RENEWAL_STAGES_DAYS = [30, 14, 7, 3] as const;

@@ -8,8 +8,8 @@ import { TakReadinessCard } from './tak-readiness';
 
 /**
  * /app/admin: the welcome, the way to the user management, the service card the app puts
- * below them (the TAK card, spec §2), and the TAK Server readiness the portal can see;
- * `notice` on top (the renewal banner of the admin's own keys), the CAs' expiry at the end.
+ * below them (the TAK card), and the TAK Server readiness the portal can see; `notice` on top
+ * (the renewal banner of the admin's own keys), the CAs' expiry at the end.
  */
 export function AdminHome({
   callsign,

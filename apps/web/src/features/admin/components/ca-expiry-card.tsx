@@ -5,7 +5,7 @@ import { daysUntil, formatDay } from '../../../lib/key-names';
 import { caExpiryQueryOptions } from '../api/keys';
 import { QueryState } from './query-state';
 
-/** How far ahead the admin home warns that a CA of the portal runs out (product.md §10). */
+/** How far ahead the admin home warns that a CA of the portal runs out. */
 export const CA_WARNING_DAYS = 365;
 
 /**

@@ -10,7 +10,7 @@ import { AdminPage } from './admin-page';
 import { QueryState } from './query-state';
 import { UserKeysSection } from './user-keys-section';
 
-/** The windows the page offers (product.md §10): the next 30 or 90 days. */
+/** The windows the page offers: the next 30 or 90 days. */
 export const EXPIRING_WINDOWS = [30, 90] as const;
 type Window = (typeof EXPIRING_WINDOWS)[number];
 

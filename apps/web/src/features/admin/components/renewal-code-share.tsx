@@ -7,7 +7,7 @@ import { useCreateRenewalCode } from '../api/keys';
 import { inviteLink } from './invite-qr-page';
 
 /**
- * A renewal code for a member (product.md §10): made on request, shown once as a link and a QR
+ * A renewal code for a member: made on request, shown once as a link and a QR
  * code like an invite (the login page with the code), single use for 72 hours.
  */
 export function RenewalCodeShare({ callsign }: { callsign: string }) {

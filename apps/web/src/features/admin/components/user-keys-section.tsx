@@ -84,7 +84,7 @@ function RevokeKeyAction({
 }
 
 /**
- * The "Keys" section of the user dialog (product.md §10): the member's keys, each live one
+ * The "Keys" section of the user dialog: the member's keys, each live one
  * revocable (a lost device), and a renewal code for a member whose key has expired.
  */
 export function UserKeysSection({ callsign }: { callsign: string }) {

@@ -22,7 +22,7 @@ export function signedOutUrl(origin = publicOrigin()): string {
 }
 
 /**
- * /app/keys, "Your keys" (product.md §10): a new key is one tap (`newKeyActions`: the .pfx,
+ * /app/keys, "Your keys": a new key is one tap (`newKeyActions`: the .pfx,
  * the TAK package and whatever else the app puts there), then every key the member holds,
  * each live one with Revoke. The renewal banner shows from 30 days before the newest key ends.
  */

@@ -10,7 +10,7 @@ import { newestLiveKey, renewalStage, TAK_KEY_PURPOSES, type RenewalStage } from
 const URGENT: readonly RenewalStage[] = [7, 3];
 
 /**
- * "Your key expires in N days" (product.md §10), from 30 days before the newest key ends and
+ * "Your key expires in N days", from 30 days before the newest key ends and
  * more urgent from 7: on the member home and the key page for all the member's keys, and in the
  * TAK card (`scope="tak"`) for the keys TAK connects with. Leads to the key page, unless it is
  * on it. Shows nothing while the keys load, or when nothing runs out soon.

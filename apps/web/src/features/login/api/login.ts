@@ -12,14 +12,14 @@ export const loginKeys = {
 export interface CodeValidity {
   isAdminCodeValid: boolean;
   isEnrollmentCodeValid: boolean;
-  /** The member's session when the code was a renewal code (product.md §10); else null. */
+  /** The member's session when the code was a renewal code; else null. */
   renewalToken: string | null;
 }
 
 /**
- * The code validity check: the admin-code check and the invite check together (spec §7). A code
- * that is neither may be a renewal code an admin made: only then is it exchanged, which spends
- * it and signs the member in (a 403 means no code at all).
+ * The code validity check: the admin-code check and the invite check together. A code that is
+ * neither may be a renewal code an admin made: only then is it exchanged, which spends it and
+ * signs the member in (a 403 means no code at all).
  */
 export async function checkCode(code: string): Promise<CodeValidity> {
   const [admin, invite] = await Promise.all([
@@ -60,9 +60,10 @@ export interface AdminLoginCache {
 }
 
 /**
- * The admin flow of spec §4: exchange the admin code, add the admin, exchange the returned
- * code for the final token. Failures keep the status (400: the callsign is taken). The token of
- * the first exchange is kept in `cache`, so a second callsign can be tried after a taken one.
+ * The admin flow (docs/api.md, sign-in): exchange the admin code, add the admin, exchange the
+ * returned code for the final token. Failures keep the status (400: the callsign is taken). The
+ * token of the first exchange is kept in `cache`, so a second callsign can be tried after a taken
+ * one.
  */
 export async function loginAsAdmin(
   code: string,
@@ -118,7 +119,7 @@ export function useEnroll() {
   });
 }
 
-/** Spec §8: a 400 means the callsign is taken; anything else is unexpected. */
+/** A 400 means the callsign is taken; anything else is unexpected. */
 export function callsignErrorKey(
   error: unknown,
 ): 'errors.callsign_in_use' | 'errors.unexpected_error' {

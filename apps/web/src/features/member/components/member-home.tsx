@@ -5,8 +5,8 @@ import { Card } from '../../../components/card';
 import { paths } from '../../../lib/paths';
 
 /**
- * /app/users/{callsign}: the member's home with the service card the app puts below (spec §2)
- * and the `notice` it puts on top (the renewal banner).
+ * /app/users/{callsign}: the member's home with the service card the app puts below and the
+ * `notice` it puts on top (the renewal banner).
  */
 export function MemberHome({
   callsign,

@@ -4,7 +4,7 @@ import { normalizeSerial } from '../../ca/serial.js';
 import type { Database } from '../../db/schema.js';
 import { NotFoundError } from '../../errors.js';
 import type { CertificateMetrics } from '../../metrics/portal-metrics.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import {
   findCertificateBySerial,
@@ -12,8 +12,8 @@ import {
   membersWithKeysEndingBy,
   revokeCertificate,
   type IssuedCertificate,
-} from '../certificates/repository.js';
-import { findMemberByCallsign } from '../people/repository.js';
+} from './repository.js';
+import { findMember } from '../people/service.js';
 
 const DAY_MS = 86_400_000;
 
@@ -62,7 +62,7 @@ function recordedForm(serial: string): string | undefined {
 }
 
 /**
- * A member's keys over their life (product.md §10): the list of every key, revoking one key (a
+ * A member's keys over their life (docs/api.md): the list of every key, revoking one key (a
  * lost device) as its owner or as an admin, and the members whose keys run out soon. Each
  * revocation is one transaction with its audit entry; the CRL and the mTLS face follow the
  * record on their next request (certificates/service.ts), on every instance.
@@ -87,7 +87,7 @@ export class KeyLifecycle {
 
   /** The keys of any member (an admin asks); 404 for a callsign nobody holds. */
   async listOf(callsign: string): Promise<KeyListResponse> {
-    const member = await findMemberByCallsign(this.db, callsign);
+    const member = await findMember(this.db, callsign);
     if (member === undefined) throw new NotFoundError(`No member ${callsign}`);
     return this.listOwn(member.callsign, null);
   }

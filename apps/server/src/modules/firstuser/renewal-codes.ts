@@ -3,11 +3,11 @@ import { CODE_LENGTH } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
 import { lockForTransaction } from '../../db/transaction.js';
 import { NotFoundError } from '../../errors.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { generateCode, hashCode } from '../auth/codes.js';
-import { deleteUnusedLoginCodes, insertLoginCode } from '../auth/login-code-repository.js';
-import { findMemberByCallsign } from '../people/repository.js';
+import { deleteUnusedLoginCodes, insertLoginCode } from './login-code-repository.js';
+import { findMember } from '../people/service.js';
 import { MEMBERSHIP_LOCK } from '../people/revocation.js';
 
 /** How long a renewal code can be used: long enough to reach a member who is away. */
@@ -19,7 +19,7 @@ export interface RenewalCode {
 }
 
 /**
- * Renewal codes (product.md §10): after a member's key expired, an admin makes them a
+ * Renewal codes: after a member's key expired, an admin makes them a
  * single-use code; entered on /login (token/code/exchange) it signs them in under their own
  * callsign, straight to the key download, with no new enrollment or approval. Stored only as a
  * hash, like every login code; a new code replaces the member's unused one.
@@ -38,7 +38,7 @@ export class RenewalCodes {
     return this.db.transaction().execute(async (trx) => {
       // Under the lock a revocation either comes first (no code) or after (the code is refused).
       await lockForTransaction(trx, MEMBERSHIP_LOCK);
-      const member = await findMemberByCallsign(trx, callsign);
+      const member = await findMember(trx, callsign);
       if (member?.status !== 'active') throw new NotFoundError(`No active member ${callsign}`);
       const replaced = await deleteUnusedLoginCodes(trx, 'renewal', member.callsign);
       await insertLoginCode(trx, {
