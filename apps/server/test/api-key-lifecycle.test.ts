@@ -29,6 +29,7 @@ import { Membership } from '../src/modules/people/membership.js';
 import { insertMember, setMemberStatus } from '../src/modules/people/repository.js';
 import { revokeMember } from '../src/modules/people/revocation.js';
 import type { ApiResponse } from './support/api-client.js';
+import { Scrape } from './support/prometheus-text.js';
 import { snapshotTables } from './support/table-snapshot.js';
 import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
 
@@ -63,6 +64,11 @@ describe.each(testEngines())('keys over their life on $name', (engine) => {
     return keyListResponseSchema.strict().parse(response.json()).keys;
   };
   const snapshot = () => snapshotTables(db());
+  /** Revoked certificates of `purpose` as the portal's Prometheus counter has them. */
+  const revokedCount = async (purpose: string) => {
+    const scrape = await Scrape.parse(await portal.portal.metrics.text());
+    return scrape.value('callsign_portal_certificates_revoked_total', { purpose });
+  };
 
   /** A certificate service on the same database and CA, with its own validity and clock. */
   async function otherIssuer(validityDays: number, now = () => new Date()) {
@@ -183,6 +189,7 @@ describe.each(testEngines())('keys over their life on $name', (engine) => {
       const laptop = await portal.issueKey('Loser1');
       expect((await withKey(phone, 'GET', VALID)).status).toBe(200);
 
+      const revokedBefore = await revokedCount('browser');
       // From the laptop, the member revokes the lost phone's key, naming it in capitals.
       const response = await withKey(laptop, 'DELETE', apiPaths.myKey(phone.serial.toUpperCase()));
 
@@ -200,6 +207,7 @@ describe.each(testEngines())('keys over their life on $name', (engine) => {
       expect(await findCertificateBySerial(db(), phone.serial)).toMatchObject({
         revocationReason: 'revoked by owner',
       });
+      expect((await revokedCount('browser')) - revokedBefore).toBe(1);
       const [event] = await listRecentAuditEvents(db(), 1);
       expect(event).toMatchObject({
         actor: 'Loser1',
@@ -471,6 +479,7 @@ describe.each(testEngines())('keys over their life on $name', (engine) => {
         keysOf(await withKey(first, 'GET', apiPaths.myKeys)).every((key) => !key.revoked_at),
       ).toBe(true);
 
+      const revokedBefore = await revokedCount('browser');
       const eleventh = await portal.issueKey('Hoarder2');
 
       expectDetail(await withKey(first, 'GET', VALID), 403);
@@ -483,6 +492,7 @@ describe.each(testEngines())('keys over their life on $name', (engine) => {
       expect(await findCertificateBySerial(db(), first.serial)).toMatchObject({
         revocationReason: 'superseded',
       });
+      expect((await revokedCount('browser')) - revokedBefore).toBe(1);
       const events = await listRecentAuditEvents(db(), 2);
       expect(events.map((event) => event.action)).toEqual(['key.supersede', 'test.issue-key']);
       const crl = new X509Crl((await portal.api('public', 'GET', caPaths.crlPem)).text);
