@@ -363,7 +363,8 @@ describe('the admin area with a real admin key', () => {
     };
     expect(await curl()).toBe('200');
     await main.getByRole('button', { name: 'Ranger3' }).click();
-    await dialog.getByRole('button', { name: 'Revoke' }).click();
+    // Exactly: the dialog's Keys section names each key's own Revoke.
+    await dialog.getByRole('button', { name: 'Revoke', exact: true }).click();
     const warning = page.getByRole('dialog', { name: 'Revoke Ranger3?' });
     await warning.waitFor();
     expect(await warning.innerText()).toContain('This cannot be undone.');

@@ -36,7 +36,7 @@ import { enrollmentTokenPolicy } from './modules/enrollment/token-policy.js';
 import { registerFirstuserRoutes } from './modules/firstuser/routes.js';
 import { registerInstructionsRoutes } from './modules/instructions/routes.js';
 import { registerInvitesRoutes } from './modules/invites/routes.js';
-import { registerKeysRoutes } from './modules/keys/routes.js';
+import { registerKeyLifecycleRoutes, registerKeysRoutes } from './modules/keys/routes.js';
 import { registerPeopleRoutes } from './modules/people/routes.js';
 import { registerPresetRoutes } from './modules/presets/routes.js';
 import { registerBulkRoutes } from './modules/bulk/routes.js';
@@ -162,6 +162,7 @@ export async function buildApp(
   registerPresetRoutes(app, context);
   registerBulkRoutes(app, context);
   registerKeysRoutes(app, context);
+  registerKeyLifecycleRoutes(app, context);
   registerInstructionsRoutes(app, context);
   registerIdmConsoleRoutes(app, context);
   registerTakEnrollRoutes(app, context);

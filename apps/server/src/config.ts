@@ -179,6 +179,7 @@ const environmentSchema = z.object({
   PORTAL_CRL_VALIDITY_DAYS: positiveInt(365).default(14),
   PORTAL_KEY_ALGORITHM: z.enum(KEY_ALGORITHMS).default('rsa-2048'),
   PORTAL_KEYS_PER_HOUR: positiveInt(1_000_000).default(10),
+  PORTAL_MAX_KEYS_PER_MEMBER: positiveInt(1000).default(10),
   PORTAL_ADMIN_CODE_TTL_HOURS: positiveInt(24 * 30).default(24),
   PORTAL_EXCHANGE_CODE_TTL_MINUTES: positiveInt(60).default(5),
   PORTAL_FIRST_ADMIN_TOKEN_MINUTES: positiveInt(24 * 60).default(15),
@@ -254,6 +255,8 @@ export interface Config {
   keyAlgorithm: KeyAlgorithm;
   /** New certificates a member may be issued in any rolling hour, counted in the database. */
   keysPerHour: number;
+  /** Live keys a member may hold; issuing one more revokes the oldest (`superseded`). */
+  maxKeysPerMember: number;
   adminCodeTtlMs: number;
   exchangeCodeTtlMs: number;
   firstAdminTokenTtlMs: number;
@@ -482,6 +485,7 @@ export function loadConfig(
     crlValidityDays: settings.PORTAL_CRL_VALIDITY_DAYS,
     keyAlgorithm: settings.PORTAL_KEY_ALGORITHM,
     keysPerHour: settings.PORTAL_KEYS_PER_HOUR,
+    maxKeysPerMember: settings.PORTAL_MAX_KEYS_PER_MEMBER,
     adminCodeTtlMs: settings.PORTAL_ADMIN_CODE_TTL_HOURS * HOUR,
     exchangeCodeTtlMs: settings.PORTAL_EXCHANGE_CODE_TTL_MINUTES * MINUTE,
     firstAdminTokenTtlMs: settings.PORTAL_FIRST_ADMIN_TOKEN_MINUTES * MINUTE,

@@ -60,7 +60,12 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
       keyAlgorithm: config.keyAlgorithm,
       crlValidityDays: config.crlValidityDays,
     },
-    { members: new Membership(database.db), keysPerHour: config.keysPerHour, metrics },
+    {
+      members: new Membership(database.db),
+      keysPerHour: config.keysPerHour,
+      maxKeysPerMember: config.maxKeysPerMember,
+      metrics,
+    },
   );
   const members: MemberLookup = memberLookup(database.db);
   return {

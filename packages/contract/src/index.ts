@@ -11,6 +11,7 @@ export * from './api/people.js';
 export * from './api/invites.js';
 export * from './api/onboarding.js';
 export * from './api/keys.js';
+export * from './api/keys-lifecycle.js';
 export * from './api/instructions.js';
 export * from './api/admin.js';
 export * from './api/tak.js';

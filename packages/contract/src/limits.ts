@@ -11,6 +11,7 @@ export const CODE_LENGTH = {
   exchange: 12,
   invite: 8,
   approval: 8,
+  renewal: 8,
 } as const;
 
 /** Client-side login code rule: at least 8 of A-Z and 0-9. */

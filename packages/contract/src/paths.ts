@@ -38,6 +38,17 @@ export const apiPaths = {
   keyDownload: (callsign: string) => `${API_PREFIX}/enduserpfx/${encodeURIComponent(callsign)}`,
   instructions: `${API_PREFIX}/instructions/user`,
   idmConsole: `${API_PREFIX}/admin/idm-console`,
+  myKeys: `${API_PREFIX}/me/keys`,
+  /** DELETE: one of the caller's own keys. */
+  myKey: (serial: string) => `${API_PREFIX}/me/keys/${encodeURIComponent(serial)}`,
+  personKeys: (callsign: string) => `${API_PREFIX}/people/${encodeURIComponent(callsign)}/keys`,
+  /** DELETE: one key of a member (admin). */
+  personKey: (callsign: string, serial: string) =>
+    `${API_PREFIX}/people/${encodeURIComponent(callsign)}/keys/${encodeURIComponent(serial)}`,
+  renewalCode: (callsign: string) =>
+    `${API_PREFIX}/people/${encodeURIComponent(callsign)}/renewal-code`,
+  expiring: `${API_PREFIX}/admin/expiring`,
+  caExpiry: `${API_PREFIX}/admin/ca`,
   audit: `${API_PREFIX}/admin/audit`,
   auditCsv: `${API_PREFIX}/admin/audit.csv`,
   takReadiness: `${API_PREFIX}/admin/tak-readiness`,

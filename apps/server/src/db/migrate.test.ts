@@ -107,7 +107,7 @@ describe.each(testEngines())('migrations on $name', (engine) => {
   it('make the audit log append-only (0008) and keep the events an older portal wrote', async () => {
     scratch = await engine.createScratchDatabase();
     const handle = scratch.open();
-    await migrateToLatest(handle, migrationsThrough('0004-key-purposes-and-presets'));
+    await migrateToLatest(handle, migrationsThrough('0006-renewal-codes'));
     const insert = (id: string) =>
       sql`insert into audit_events (id, occurred_at, action, outcome)
         values (${id}, ${Date.now()}, 'sign-in', 'success')`.execute(handle.db);
@@ -290,6 +290,59 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     });
     await expect(token('Kept1', 'b'.repeat(64))).rejects.toThrow();
     await expect(token('Other1', 'a'.repeat(64))).rejects.toThrow();
+  });
+
+  it('let login codes be renewal codes, keeping the codes already there', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    await migrateToLatest(handle, migrationsThrough('0005-tak-enrollment-tokens'));
+    const at = Date.now();
+    const insert = (hash: string, kind: string, subject: string | null) =>
+      sql`insert into login_codes (code_hash, kind, subject_callsign, created_at, expires_at)
+        values (${hash}, ${kind}, ${subject}, ${at}, ${at + 1000})`.execute(handle.db);
+    await insert('a1', 'admin', null);
+    await insert('e1', 'exchange', 'Boss1');
+    await expect(insert('r0', 'renewal', 'Old1')).rejects.toThrow();
+
+    expect(await migrateToLatest(handle, migrationsThrough('0006-renewal-codes'))).toEqual([
+      '0006-renewal-codes',
+    ]);
+
+    await insert('r1', 'renewal', 'Old1');
+    await expect(insert('x1', 'other', null)).rejects.toThrow();
+    const codes = await handle.db
+      .selectFrom('login_codes')
+      .select(['code_hash', 'kind', 'subject_callsign', 'created_at', 'expires_at', 'used_at'])
+      .orderBy('code_hash')
+      .execute();
+    expect(codes).toEqual([
+      {
+        code_hash: 'a1',
+        kind: 'admin',
+        subject_callsign: null,
+        created_at: at,
+        expires_at: at + 1000,
+        used_at: null,
+      },
+      {
+        code_hash: 'e1',
+        kind: 'exchange',
+        subject_callsign: 'Boss1',
+        created_at: at,
+        expires_at: at + 1000,
+        used_at: null,
+      },
+      {
+        code_hash: 'r1',
+        kind: 'renewal',
+        subject_callsign: 'Old1',
+        created_at: at,
+        expires_at: at + 1000,
+        used_at: null,
+      },
+    ]);
+    // The primary key is still there: a code hash is unique.
+    await expect(insert('r1', 'renewal', 'Old1')).rejects.toThrow();
   });
 
   it.runIf(engine.name === 'postgres')(

@@ -16,7 +16,11 @@ export type MemberStatus = 'pending' | 'active' | 'rejected' | 'revoked';
 export type Role = 'admin';
 /** `enrollments.state` holds the numbers the API shows in `enrollment/list` (`ENROLLMENT_STATE`). */
 export type { EnrollmentState };
-export type LoginCodeKind = 'admin' | 'exchange';
+/**
+ * admin: makes the first admin; exchange: signs in the admin add-admin made; renewal: signs a
+ * member in again after their key expired (an admin makes it).
+ */
+export type LoginCodeKind = 'admin' | 'exchange' | 'renewal';
 /**
  * What a certificate is for: a member's browser key (.pfx), the key in a TAK settings package, a
  * key a TAK client made itself and enrolled for, or a TLS server's.
@@ -79,11 +83,11 @@ export interface InviteCodesTable {
   batch_id: ImmutableDefaulted<string | null>;
 }
 
-/** Admin and exchange codes, stored only as a hash. */
+/** Admin, exchange and renewal codes, stored only as a hash. */
 export interface LoginCodesTable {
   code_hash: Immutable<string>;
   kind: Immutable<LoginCodeKind>;
-  /** The member an exchange code signs in; null for admin codes. */
+  /** The member an exchange or renewal code signs in; null for admin codes. */
   subject_callsign: Immutable<string | null>;
   created_at: Immutable<number>;
   expires_at: Immutable<number>;

@@ -94,6 +94,8 @@ const SAMPLES: Record<string, unknown> = {
   expires_at: '2999-01-01T00:00:00.000Z',
   max_uses: 1,
   auto_approve: false,
+  serial: '0a0b0c0d',
+  days: '30',
 };
 
 /** The object schema of a body or query, also when it is optional (invitecode/create). */
@@ -119,7 +121,11 @@ function requestFor(route: ApiRoute, who: Who): [string, unknown] {
       String(value),
     ]),
   ).toString();
-  const parameter = route.url.includes(':callsign') ? (who.callsign ?? 'Matrix1') : 'ZZZZ9999';
+  const parameter = (name: string) => {
+    if (name === 'callsign') return who.callsign ?? 'Matrix1';
+    const sample = SAMPLES[name];
+    return typeof sample === 'string' ? sample : 'ZZZZ9999';
+  };
   const path = `${pathOf(route, parameter)}${query === '' ? '' : `?${query}`}`;
   const body = route.schema.body === undefined ? undefined : sampleFor(route.schema.body);
   return [path, body];
@@ -260,6 +266,11 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
       `POST ${apiPaths.bulkCheck}`,
       'GET /api/v1/enrollment/bulk/:batch_id',
       'POST /api/v1/enrollment/bulk/:batch_id/void',
+      'GET /api/v1/people/:callsign/keys',
+      'DELETE /api/v1/people/:callsign/keys/:serial',
+      'POST /api/v1/people/:callsign/renewal-code',
+      `GET ${apiPaths.expiring}`,
+      `GET ${apiPaths.caExpiry}`,
       `GET ${apiPaths.audit}`,
       `GET ${apiPaths.auditCsv}`,
       `GET ${apiPaths.takReadiness}`,
@@ -288,6 +299,9 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
         // A member connects ATAK with their JWT once approved, without a browser key.
         `POST ${takPaths.enrollmentToken}`,
         `GET ${takPaths.trustPackage}`,
+        // A member's own keys: with a token none of them is the one in use.
+        `GET ${apiPaths.myKeys}`,
+        'DELETE /api/v1/me/keys/:serial',
       ].sort(),
     );
   });

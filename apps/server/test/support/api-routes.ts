@@ -18,7 +18,12 @@ export async function registeredApiRoutes(): Promise<readonly ApiRoute[]> {
   }
 }
 
-/** A route's path with its parameter (at most one) filled in. */
-export function pathOf(route: ApiRoute, value: string): string {
-  return route.url.replace(/:[A-Za-z_]+/, encodeURIComponent(value));
+/**
+ * A route's path with its parameters filled in: `value` for each, or the value it gives for each
+ * parameter's name.
+ */
+export function pathOf(route: ApiRoute, value: string | ((name: string) => string)): string {
+  return route.url.replace(/:([A-Za-z_]+)/g, (_match, name: string) =>
+    encodeURIComponent(typeof value === 'string' ? value : value(name)),
+  );
 }

@@ -22,6 +22,8 @@ function signedInAdmin(
     http.get(apiPaths.checkAuthValidUser, () => HttpResponse.json(identity)),
     http.get(apiPaths.checkAuthAdmin, () => HttpResponse.json(identity)),
     http.get(apiPaths.idmConsole, idm),
+    http.get(apiPaths.myKeys, () => HttpResponse.json({ keys: [] })),
+    http.get(apiPaths.caExpiry, () => HttpResponse.json(caExpiry)),
     http.get(apiPaths.takReadiness, () =>
       HttpResponse.json({
         tak: { host: 'tak.field.example', port: 8089 },
@@ -50,6 +52,13 @@ function signedInAdmin(
 
 const CONSOLE = 'https://idm.example.org:9443/admin/field/console/';
 
+const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+/** The CAs of a portal made four years ago: the issuing CA has a year and a bit left. */
+let caExpiry = {
+  issuing: { subject: 'CN=Field Issuing CA', expires_at: inDays(400) },
+  root: { subject: 'CN=Field Root CA', expires_at: inDays(5800) },
+};
+
 /** The app's route table, signed in as the server answers. */
 function renderArea(path: string) {
   return renderWithProviders(
@@ -73,7 +82,27 @@ describe('the admin area in the route table', () => {
     expect(await screen.findByText('tak.field.example:8089')).toBeInTheDocument();
   });
 
-  it('manageusers: four link cards and the console the server names, in a new tab', async () => {
+  it('/app/admin shows when the CAs expire, and the admin’s own keys', async () => {
+    signedInAdmin();
+    renderArea('/app/admin');
+    expect(
+      await screen.findByRole('heading', { name: 'Certificate authority' }),
+    ).toBeInTheDocument();
+    expect(await screen.findByText('Issuing CA')).toBeInTheDocument();
+    expect(screen.queryByText(/expires in \d+ days/)).not.toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Your keys' })).toHaveAttribute('href', '/app/keys');
+  });
+
+  it('/app/admin warns a year before a CA expires', async () => {
+    caExpiry = { ...caExpiry, issuing: { ...caExpiry.issuing, expires_at: inDays(200.5) } };
+    signedInAdmin();
+    renderArea('/app/admin');
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'The Issuing CA expires in 201 days.',
+    );
+  });
+
+  it('manageusers: five link cards and the console the server names, in a new tab', async () => {
     signedInAdmin();
     renderArea('/app/admin/manageusers');
     const console = await screen.findByRole('link', {
@@ -97,6 +126,10 @@ describe('the admin area in the route table', () => {
     expect(screen.getByRole('link', { name: /^Audit log/ })).toHaveAttribute(
       'href',
       '/app/admin/audit',
+    );
+    expect(screen.getByRole('link', { name: /^Expiring keys/ })).toHaveAttribute(
+      'href',
+      '/app/admin/user-management/expiring-keys',
     );
   });
 

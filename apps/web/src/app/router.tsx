@@ -14,6 +14,7 @@ import { lazyPage } from './lazy-page';
 const EnrollmentRoute = lazyPage(() => import('./routes/enrollment-route'), 'EnrollmentRoute');
 const CreateMtlsRoute = lazyPage(() => import('./routes/create-mtls-route'), 'CreateMtlsRoute');
 const MemberRoute = lazyPage(() => import('./routes/member-route'), 'MemberRoute');
+const KeysRoute = lazyPage(() => import('./routes/keys-route'), 'KeysRoute');
 
 const adminPages = () => import('./routes/admin-pages');
 const AdminHomePage = lazyPage(adminPages, 'AdminHomePage');
@@ -22,6 +23,7 @@ const UserManagementPage = lazyPage(adminPages, 'UserManagementPage');
 const CodeListPage = lazyPage(adminPages, 'CodeListPage');
 const InviteQrPage = lazyPage(adminPages, 'InviteQrPage');
 const ApprovalPage = lazyPage(adminPages, 'ApprovalPage');
+const ExpiringKeysPage = lazyPage(adminPages, 'ExpiringKeysPage');
 const AuditPage = lazyPage(adminPages, 'AuditPage');
 
 const bulkPages = () => import('./routes/bulk-pages');
@@ -70,11 +72,15 @@ export function AppRoutes() {
           <Route path={paths.admin.approval.path} element={<ApprovalPage />} />
           <Route path={paths.admin.bulk.path} element={<BulkPage />} />
           <Route path={paths.admin.batch.path} element={<BatchPage />} />
+          <Route path={paths.admin.expiringKeys.path} element={<ExpiringKeysPage />} />
           <Route path={paths.admin.audit.path} element={<AuditPage />} />
           <Route path={below(paths.admin.home.path)} element={<NotFoundPage />} />
         </Route>
         <Route element={<RouteGuard requirement={R.users} />}>
           <Route path={below(paths.users.home.path)} element={<MemberRoute />} />
+        </Route>
+        <Route element={<RouteGuard requirement={R.keys} />}>
+          <Route path={paths.keys.path} element={<KeysRoute />} />
         </Route>
         <Route element={<RouteGuard requirement={R.tak} />}>
           <Route

@@ -36,11 +36,14 @@ export const paths = {
       path: `${BULK}/:batchId/print`,
       href: (batchId: string) => `${withParam(BULK, 'batchId').href(batchId)}/print`,
     },
+    expiringKeys: { path: `${ADMIN}/user-management/expiring-keys` },
     audit: { path: `${ADMIN}/audit` },
   },
   users: {
     home: withParam(USERS, 'callsign'),
   },
+  /** The signed-in member's own keys (members and admins alike). */
+  keys: { path: '/app/keys' },
   tak: {
     home: { path: TAK },
     quickstart: { path: `${TAK}/quickstart` },

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
-import { type CertificateAuthority } from '../../ca/authority.js';
+import { CertificateAuthority } from '../../ca/authority.js';
 import { loadTestCa } from '../../ca/test-ca.testing.js';
 import { PortalMetrics } from '../../metrics/portal-metrics.js';
 import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
@@ -476,5 +476,170 @@ describeWithMigratedDatabase('member issuance', (database) => {
     // The private key leaves only inside the keystore.
     expect(packed).not.toHaveProperty('privateKeyPem');
     expect(watched.state.mostInside).toBe(2);
+  });
+});
+
+describeWithMigratedDatabase('the bound on live keys', (database) => {
+  const DAY = 86_400_000;
+  let clock = T;
+  let certificates: CertificateService;
+  const db = () => database.handle.db;
+
+  beforeAll(async () => {
+    // The CA on the test's clock too, so that keys expire when the test says.
+    const ca = await CertificateAuthority.loadOrCreate({
+      dir: path.join(database.scratch.dataDir, 'ca'),
+      publicBaseUrl: 'https://portal.example.org',
+      now: () => new Date(clock),
+    });
+    certificates = new CertificateService(
+      db(),
+      ca,
+      { validityDays: 30, keyAlgorithm: 'ecdsa-p256', crlValidityDays: 14 },
+      {
+        members: new Membership(db()),
+        now: () => new Date(clock),
+        keysPerHour: 1000,
+        maxKeysPerMember: 10,
+        refusalPauseMs: 0,
+      },
+    );
+  });
+
+  async function issue(callsign: string, purpose: MemberPurpose) {
+    clock += 1000;
+    return certificates.issueForMember({
+      callsign,
+      purpose,
+      key: { generate: 'ecdsa-p256' },
+      actor: { callsign, clientAddress: '192.0.2.8' },
+      audit: { action: 'key.download' },
+    });
+  }
+
+  async function liveSerials(callsign: string): Promise<string[]> {
+    const rows = await db()
+      .selectFrom('issued_certificates')
+      .select('serial')
+      .where('callsign', '=', callsign)
+      .where('revoked_at', 'is', null)
+      .orderBy('issued_at')
+      .execute();
+    return rows.map((row) => row.serial);
+  }
+
+  it('the 11th key revokes the oldest as superseded, audited, whatever the purposes', async () => {
+    clock = T;
+    await insertMember(db(), {
+      callsign: 'Hoarder1',
+      status: 'active',
+      inviteCode: null,
+      roles: [],
+      at: T,
+    });
+    const purposes: MemberPurpose[] = ['browser', 'tak-package', 'tak-enroll'];
+    const serials: string[] = [];
+    for (let n = 0; n < 10; n++) serials.push((await issue('Hoarder1', purposes[n % 3]!)).serial);
+    expect(await liveSerials('Hoarder1')).toEqual(serials);
+
+    const eleventh = await issue('Hoarder1', 'browser');
+
+    expect(await liveSerials('Hoarder1')).toEqual([...serials.slice(1), eleventh.serial]);
+    expect(await findCertificateBySerial(db(), serials[0]!)).toMatchObject({
+      revokedAt: clock,
+      revocationReason: 'superseded',
+    });
+    const [superseded, issued] = await listRecentAuditEvents(db(), 2);
+    expect(superseded).toMatchObject({
+      at: clock,
+      actor: 'Hoarder1',
+      action: 'key.supersede',
+      target: 'Hoarder1',
+      clientAddress: '192.0.2.8',
+      detail: { serial: serials[0], supersededBy: eleventh.serial },
+    });
+    expect(issued).toMatchObject({ action: 'key.download', detail: { serial: eleventh.serial } });
+
+    // The next one supersedes the next oldest: never more than ten live keys.
+    const twelfth = await issue('Hoarder1', 'tak-package');
+    expect(await liveSerials('Hoarder1')).toEqual([
+      ...serials.slice(2),
+      eleventh.serial,
+      twelfth.serial,
+    ]);
+  });
+
+  it('counts only live keys: expired and revoked ones are left as they are', async () => {
+    clock = T;
+    await insertMember(db(), {
+      callsign: 'Veteran1',
+      status: 'active',
+      inviteCode: null,
+      roles: [],
+      at: T,
+    });
+    const old: string[] = [];
+    for (let n = 0; n < 8; n++) old.push((await issue('Veteran1', 'browser')).serial);
+    // A month later those eight have expired: nine new keys supersede nothing.
+    clock = T + 31 * DAY;
+    for (let n = 0; n < 9; n++) await issue('Veteran1', 'tak-package');
+    const rows = await db()
+      .selectFrom('issued_certificates')
+      .select(['serial', 'revoked_at'])
+      .where('callsign', '=', 'Veteran1')
+      .execute();
+    expect(rows).toHaveLength(17);
+    expect(rows.every((row) => row.revoked_at === null)).toBe(true);
+    expect(old.every((serial) => rows.some((row) => row.serial === serial))).toBe(true);
+  });
+
+  it('the new key and the supersede commit together: a refused issuance revokes nothing', async () => {
+    clock = T;
+    await insertMember(db(), {
+      callsign: 'Leaver1',
+      status: 'active',
+      inviteCode: null,
+      roles: [],
+      at: T,
+    });
+    for (let n = 0; n < 10; n++) await issue('Leaver1', 'browser');
+    const before = await liveSerials('Leaver1');
+    // Revoked between the checks and the record: the transaction refuses and nothing changes.
+    const members = new Membership(db());
+    const racing = new CertificateService(
+      db(),
+      await CertificateAuthority.loadOrCreate({
+        dir: path.join(database.scratch.dataDir, 'ca'),
+        publicBaseUrl: 'https://portal.example.org',
+      }),
+      { validityDays: 30, keyAlgorithm: 'ecdsa-p256', crlValidityDays: 14 },
+      {
+        members: {
+          activeCallsign: (callsign) => members.activeCallsign(callsign),
+          whileActive: async (callsign, work) => {
+            await db()
+              .updateTable('members')
+              .set({ status: 'revoked' })
+              .where('callsign', '=', callsign)
+              .execute();
+            return members.whileActive(callsign, work);
+          },
+        },
+        now: () => new Date(clock),
+        keysPerHour: 1000,
+        maxKeysPerMember: 10,
+        refusalPauseMs: 0,
+      },
+    );
+    await expect(
+      racing.issueForMember({
+        callsign: 'Leaver1',
+        purpose: 'browser',
+        key: { generate: 'ecdsa-p256' },
+        actor: { callsign: 'Leaver1', clientAddress: null },
+        audit: { action: 'key.download' },
+      }),
+    ).rejects.toThrow(ForbiddenError);
+    expect(await liveSerials('Leaver1')).toEqual(before);
   });
 });

@@ -19,7 +19,12 @@ import type { CertificateMetrics } from '../../metrics/portal-metrics.js';
 import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { HourlyRefusals, MintsInFlight, type MintingSlots } from './minting-limits.js';
-import { recentIssuanceTimes, recordIssuedCertificate } from './repository.js';
+import {
+  liveCertificates,
+  recentIssuanceTimes,
+  recordIssuedCertificate,
+  revokeCertificate,
+} from './repository.js';
 
 /** What a member's certificate is for; `server` certificates are issued elsewhere. */
 export type MemberPurpose = Exclude<CertificatePurpose, 'server'>;
@@ -89,6 +94,11 @@ export type MemberSigner = Pick<
 export interface IssuanceLimits {
   /** New certificates per member in any rolling hour (`PORTAL_KEYS_PER_HOUR`), on every instance. */
   keysPerHour: number;
+  /**
+   * Live keys (unrevoked, unexpired) a member may hold (`PORTAL_MAX_KEYS_PER_MEMBER`): issuing
+   * one more revokes the oldest, so keys forgotten on lost devices do not pile up.
+   */
+  maxKeysPerMember: number;
   /** Key generations (with the keystore packing that follows) at once in this process. */
   slots: MintingSlots;
   /**
@@ -100,11 +110,15 @@ export interface IssuanceLimits {
 
 const HOUR_MS = 3_600_000;
 
+/** Why a key was revoked when a newer one pushed it past the bound on live keys. */
+export const SUPERSEDED = 'superseded';
+
 /**
  * The one way a member gets a certificate (docs/api.md): the member must be active;
  * one mint per member at a time; at most `keysPerHour` a member an hour; key generation in a
  * bounded number of slots; then, in one transaction under the membership lock, the member is
- * checked again, the certificate recorded and the issuance audited. Nothing is recorded when any
+ * checked again, the certificate recorded and the issuance audited, and the oldest live keys
+ * beyond `maxKeysPerMember` revoked as superseded (each audited). Nothing is recorded when any
  * step refuses; a refused request makes no key.
  */
 export class MemberIssuer {
@@ -229,11 +243,43 @@ export class MemberIssuer {
           clientAddress: request.actor.clientAddress,
           detail: { serial: minted.serial, ...request.audit.detail },
         });
+        await this.supersedeBeyondBound(trx, callsign, minted.serial, at, request.actor);
       });
       this.metrics.certificateIssued(request.purpose);
       return made;
     } finally {
       release();
+    }
+  }
+
+  /**
+   * Revokes the member's oldest live keys while they hold more than the bound, the one just
+   * issued (`newSerial`) never among them. Inside the issuing transaction, under the lock.
+   */
+  private async supersedeBeyondBound(
+    trx: Transaction<Database>,
+    callsign: string,
+    newSerial: string,
+    at: number,
+    actor: Actor,
+  ): Promise<void> {
+    const older = (await liveCertificates(trx, callsign, at)).filter(
+      (certificate) => certificate.serial !== newSerial,
+    );
+    const excess = older.length + 1 - this.limits.maxKeysPerMember;
+    for (const { serial, purpose } of older.slice(0, Math.max(0, excess))) {
+      await revokeCertificate(trx, serial, { at, reason: SUPERSEDED });
+      // Counted before the commit, like revokeAllOf: only a database failure rolls back here.
+      this.metrics.certificatesRevoked(purpose, 1);
+      await appendAuditEvent(trx, {
+        at,
+        actor: actor.callsign,
+        action: 'key.supersede',
+        target: callsign,
+        outcome: 'success',
+        clientAddress: actor.clientAddress,
+        detail: { serial, supersededBy: newSerial },
+      });
     }
   }
 

@@ -33,6 +33,7 @@ describeWithMigratedDatabase('certificate repository', (database) => {
       issuedAt: T,
       revokedAt: null,
       revocationReason: null,
+      clientUid: null,
     });
     expect(await findCertificateBySerial(database.handle.db, 'ffff')).toBeUndefined();
   });

@@ -12,6 +12,8 @@ export interface IssuedCertificate {
   issuedAt: number;
   revokedAt: number | null;
   revocationReason: string | null;
+  /** The device a `tak-enroll` certificate was enrolled from; null for other purposes. */
+  clientUid: string | null;
 }
 
 export interface RevokedCertificate {
@@ -26,10 +28,18 @@ export interface RevocationStamp {
   lastRevokedAt: number | null;
 }
 
-export type NewCertificate = Omit<IssuedCertificate, 'revokedAt' | 'revocationReason'> & {
-  /** The enrolling device's own id, for a certificate a TAK client enrolled for. */
-  clientUid?: string | null;
-};
+export type NewCertificate = Omit<
+  IssuedCertificate,
+  'revokedAt' | 'revocationReason' | 'clientUid'
+> & { clientUid?: string | null };
+
+/** A member's certificates: every purpose but `server`, the callsign in any case. */
+function memberCertificatesOf(executor: Executor, callsign: string) {
+  return executor
+    .selectFrom('issued_certificates')
+    .where((eb) => eb(eb.fn('lower', ['callsign']), '=', eb.fn('lower', [eb.val(callsign)])))
+    .where('purpose', '!=', 'server');
+}
 
 export async function recordIssuedCertificate(
   executor: Executor,
@@ -60,11 +70,8 @@ export async function recentIssuanceTimes(
   since: number,
   limit: number,
 ): Promise<number[]> {
-  const rows = await executor
-    .selectFrom('issued_certificates')
+  const rows = await memberCertificatesOf(executor, callsign)
     .select('issued_at')
-    .where((eb) => eb(eb.fn('lower', ['callsign']), '=', eb.fn('lower', [eb.val(callsign)])))
-    .where('purpose', '!=', 'server')
     .where('issued_at', '>', since)
     .orderBy('issued_at', 'desc')
     .limit(limit)
@@ -82,6 +89,61 @@ export async function findCertificateBySerial(
     .where('serial', '=', serial)
     .executeTakeFirst();
   return row && toCertificate(row);
+}
+
+/** Every key of a member (any purpose but `server`), revoked or not, newest first. */
+export async function listMemberCertificates(
+  executor: Executor,
+  callsign: string,
+): Promise<IssuedCertificate[]> {
+  const rows = await memberCertificatesOf(executor, callsign)
+    .selectAll()
+    .orderBy('issued_at', 'desc')
+    .orderBy('serial')
+    .execute();
+  return rows.map(toCertificate);
+}
+
+/**
+ * The serials of a member's live keys at `now` (unrevoked and unexpired, any purpose but
+ * `server`), oldest issuance first: the ones a bound on keys counts and supersedes in order.
+ */
+export async function liveCertificates(
+  executor: Executor,
+  callsign: string,
+  now: number,
+): Promise<{ serial: string; purpose: CertificatePurpose }[]> {
+  return memberCertificatesOf(executor, callsign)
+    .select(['serial', 'purpose'])
+    .where('revoked_at', 'is', null)
+    .where('not_after', '>', now)
+    .orderBy('issued_at')
+    .orderBy('serial')
+    .execute();
+}
+
+/**
+ * Active members whose newest unrevoked key (the latest `not_after` of any purpose but
+ * `server`) ends at or before `until`, soonest first. Members with no unrevoked key are not
+ * listed: they have nothing to renew.
+ */
+export async function membersWithKeysEndingBy(
+  executor: Executor,
+  until: number,
+): Promise<{ callsign: string; expiresAt: number }[]> {
+  const rows = await executor
+    .selectFrom('issued_certificates')
+    .innerJoin('members', 'members.callsign', 'issued_certificates.callsign')
+    .select(['members.callsign', (eb) => eb.fn.max('not_after').as('expires_at')])
+    .where('members.status', '=', 'active')
+    .where('issued_certificates.purpose', '!=', 'server')
+    .where('issued_certificates.revoked_at', 'is', null)
+    .groupBy('members.callsign')
+    .having((eb) => eb.fn.max('not_after'), '<=', until)
+    .orderBy('expires_at')
+    .orderBy('members.callsign')
+    .execute();
+  return rows.map((row) => ({ callsign: row.callsign, expiresAt: row.expires_at }));
 }
 
 /** Revokes one certificate; false when it is unknown or was already revoked. */
@@ -161,5 +223,6 @@ function toCertificate(row: Selectable<IssuedCertificatesTable>): IssuedCertific
     issuedAt: row.issued_at,
     revokedAt: row.revoked_at,
     revocationReason: row.revocation_reason,
+    clientUid: row.client_uid,
   };
 }

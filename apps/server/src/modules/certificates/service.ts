@@ -70,6 +70,8 @@ export interface CertificateServiceOptions {
   members: MemberRegistry;
   /** New certificates per member in a rolling hour (`PORTAL_KEYS_PER_HOUR`; default 10). */
   keysPerHour?: number;
+  /** Live keys per member before the oldest is superseded (`PORTAL_MAX_KEYS_PER_MEMBER`; 10). */
+  maxKeysPerMember?: number;
   /** The slots of key generation and packing (default: `defaultConcurrentMints()` of them). */
   mintingSlots?: MintingSlots;
   /** How long a refused mint (429) is held before it is answered (default 1 s). */
@@ -105,6 +107,7 @@ export class CertificateService {
       policy.validityDays,
       {
         keysPerHour: options.keysPerHour ?? 10,
+        maxKeysPerMember: options.maxKeysPerMember ?? 10,
         slots: options.mintingSlots ?? new MintingSlots(defaultConcurrentMints()),
         refusalPauseMs: options.refusalPauseMs ?? 1000,
       },

@@ -83,3 +83,23 @@ function toLoginCode(row: Selectable<LoginCodesTable>): LoginCode {
     usedAt: row.used_at,
   };
 }
+
+/**
+ * Removes the unused codes of `kind` that sign in `subjectCallsign` (any case): a new renewal
+ * code replaces the one an admin made before. Returns how many there were.
+ */
+export async function deleteUnusedLoginCodes(
+  executor: Executor,
+  kind: LoginCodeKind,
+  subjectCallsign: string,
+): Promise<number> {
+  const result = await executor
+    .deleteFrom('login_codes')
+    .where('kind', '=', kind)
+    .where((eb) =>
+      eb(eb.fn('lower', ['subject_callsign']), '=', eb.fn('lower', [eb.val(subjectCallsign)])),
+    )
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { CODE_LENGTH } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
 import { BadRequestError, countsAsFailure, ForbiddenError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/service.js';
 import { generateCode, hashCode } from '../auth/codes.js';
@@ -12,7 +13,7 @@ import {
 } from './login-code-repository.js';
 import type { IssueTokenInput, TokenClaims, TokenService } from '../auth/token-service.js';
 import { recordUsedToken } from './used-token-repository.js';
-import { addMember } from '../people/service.js';
+import { addMember, findMember } from '../people/service.js';
 import { lockReservations, refuseReservedCallsign } from '../invites/reservations.js';
 
 export interface FirstuserServiceOptions {
@@ -28,6 +29,7 @@ export interface FirstuserServiceOptions {
  * Signing in with a code (docs/api.md):
  *
  *   admin code --exchange--> first-admin JWT --add-admin--> exchange code --exchange--> member JWT
+ *   renewal code (an admin made it for an active member) --exchange--> member JWT
  *
  * Every code and the first-admin JWT work once. Codes are looked up only by their hash, and
  * neither codes nor tokens ever reach the audit log. Check-code and exchange are guesses: their
@@ -43,8 +45,9 @@ export class FirstuserService {
   }
 
   /**
-   * exchange: consumes an admin or exchange code and returns the session it opens; 403 (a
-   * failed guess) for an unknown, used or expired code.
+   * exchange: consumes an admin, exchange or renewal code and returns the session it opens; 403
+   * (a failed guess) for an unknown, used or expired code, and for a renewal code whose member
+   * is no longer active.
    */
   async exchange(clientAddress: string, code: string): Promise<string> {
     const { db, tokens, now } = this.options;
@@ -52,7 +55,9 @@ export class FirstuserService {
     const jwt = await db.transaction().execute(async (trx) => {
       const consumed = await consumeLoginCode(trx, hashCode(code), at);
       if (consumed === undefined) return undefined;
-      const issued = await tokens.issue(this.sessionFor(consumed));
+      const session = await this.sessionFor(trx, consumed);
+      if (session === undefined) return undefined;
+      const issued = await tokens.issue(session);
       const callsign = consumed.subjectCallsign;
       await appendAuditEvent(trx, {
         at,
@@ -61,6 +66,7 @@ export class FirstuserService {
         target: callsign,
         outcome: 'success',
         clientAddress,
+        ...(consumed.kind === 'renewal' ? { detail: { with: 'renewal code' } } : {}),
       });
       return issued.jwt;
     });
@@ -117,17 +123,21 @@ export class FirstuserService {
     return exchangeCode;
   }
 
-  private sessionFor(code: LoginCode): IssueTokenInput {
-    switch (code.kind) {
-      case 'admin':
-        return { scope: 'first-admin', ttlMs: this.options.firstAdminTokenTtlMs };
-      case 'exchange':
-        if (code.subjectCallsign === null) throw new Error('An exchange code without a callsign');
-        return {
-          scope: 'member',
-          subject: code.subjectCallsign,
-          ttlMs: this.options.memberTokenTtlMs,
-        };
+  /** The session a code opens; undefined for a renewal code whose member is not active now. */
+  private async sessionFor(
+    executor: Executor,
+    code: LoginCode,
+  ): Promise<IssueTokenInput | undefined> {
+    if (code.kind === 'admin') {
+      return { scope: 'first-admin', ttlMs: this.options.firstAdminTokenTtlMs };
     }
+    if (code.subjectCallsign === null) throw new Error(`A ${code.kind} code without a callsign`);
+    let subject = code.subjectCallsign;
+    if (code.kind === 'renewal') {
+      const member = await findMember(executor, subject);
+      if (member?.status !== 'active') return undefined;
+      subject = member.callsign;
+    }
+    return { scope: 'member', subject, ttlMs: this.options.memberTokenTtlMs };
   }
 }

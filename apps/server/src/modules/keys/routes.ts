@@ -1,12 +1,26 @@
+import { X509Certificate } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   API_PREFIX,
+  apiPaths,
+  caExpiryResponseSchema,
+  callsignParamsSchema,
+  expiringQuerySchema,
+  expiringResponseSchema,
   keyDownloadParamsSchema,
   keyDownloadQuerySchema,
+  keyListResponseSchema,
   keystoreResponseSchema,
+  ownKeyParamsSchema,
+  personKeyParamsSchema,
+  renewalCodeResponseSchema,
+  revokeKeyResponseSchema,
+  type CaExpiryResponse,
 } from '@callsign/contract';
 import { callerOf } from '../auth/access.js';
+import { KeyLifecycle } from '../certificates/key-lifecycle.js';
+import { RenewalCodes } from '../firstuser/renewal-codes.js';
 import type { RouteContext } from '../route-context.js';
 import { KeyService } from './service.js';
 
@@ -39,5 +53,100 @@ export function registerKeysRoutes(app: FastifyInstance, context: RouteContext):
         .header('cache-control', 'no-store')
         .send(key.pfx);
     },
+  );
+}
+
+function expiryOf(pem: string): CaExpiryResponse['root'] {
+  const certificate = new X509Certificate(pem);
+  return { subject: certificate.subject, expires_at: new Date(certificate.validTo).toISOString() };
+}
+
+/**
+ * Keys over their life: the member's own keys (a valid user, by key or token)
+ * and any member's keys, the expiring members, renewal codes and the CA's own expiry (admin,
+ * by key on the mTLS face).
+ */
+export function registerKeyLifecycleRoutes(app: FastifyInstance, context: RouteContext): void {
+  const { portal } = context;
+  const keys = new KeyLifecycle(portal.database.db, context.now, portal.metrics);
+  const renewal = new RenewalCodes(portal.database.db, context.now);
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.get(
+    apiPaths.myKeys,
+    { config: { access: 'member' }, schema: { response: { 200: keyListResponseSchema } } },
+    (request) => {
+      const { identity, member } = callerOf(request, 'member');
+      // The key in use is the certificate of this request; a bearer token has none.
+      const current = identity.type === 'mtls' ? identity.payload.serial : null;
+      return keys.listOwn(member.callsign, current);
+    },
+  );
+
+  api.delete(
+    `${API_PREFIX}/me/keys/:serial`,
+    {
+      config: { access: 'member' },
+      schema: { params: ownKeyParamsSchema, response: { 200: revokeKeyResponseSchema } },
+    },
+    async (request) => {
+      const { actor, member } = callerOf(request, 'member');
+      await keys.revoke(actor, member.callsign, request.params.serial, 'owner');
+      return { success: true as const };
+    },
+  );
+
+  api.get(
+    `${API_PREFIX}/people/:callsign/keys`,
+    {
+      config: { access: 'admin' },
+      schema: { params: callsignParamsSchema, response: { 200: keyListResponseSchema } },
+    },
+    (request) => keys.listOf(request.params.callsign),
+  );
+
+  api.delete(
+    `${API_PREFIX}/people/:callsign/keys/:serial`,
+    {
+      config: { access: 'admin' },
+      schema: { params: personKeyParamsSchema, response: { 200: revokeKeyResponseSchema } },
+    },
+    async (request) => {
+      const { actor } = callerOf(request, 'admin');
+      await keys.revoke(actor, request.params.callsign, request.params.serial, 'admin');
+      return { success: true as const };
+    },
+  );
+
+  api.post(
+    `${API_PREFIX}/people/:callsign/renewal-code`,
+    {
+      config: { access: 'admin' },
+      schema: { params: callsignParamsSchema, response: { 200: renewalCodeResponseSchema } },
+    },
+    async (request) => {
+      const { actor } = callerOf(request, 'admin');
+      const made = await renewal.create(actor, request.params.callsign);
+      return { renewal_code: made.code, expires_at: made.expiresAt.toISOString() };
+    },
+  );
+
+  api.get(
+    apiPaths.expiring,
+    {
+      config: { access: 'admin' },
+      schema: { querystring: expiringQuerySchema, response: { 200: expiringResponseSchema } },
+    },
+    (request) => keys.expiring(request.query.days),
+  );
+
+  api.get(
+    apiPaths.caExpiry,
+    { config: { access: 'admin' }, schema: { response: { 200: caExpiryResponseSchema } } },
+    () =>
+      Promise.resolve({
+        issuing: expiryOf(portal.ca.issuingCertificatePem),
+        root: expiryOf(portal.ca.rootCertificatePem),
+      }),
   );
 }

@@ -188,8 +188,8 @@ export function takenCallsigns(
   return findTakenCallsigns(executor, callsigns);
 }
 
-/** A member by callsign (any case), inside the caller's transaction; undefined for none. */
-export function findMember(executor: Executor, callsign: string) {
+/** A member as recorded (any status, the record's spelling), or undefined for nobody. */
+export function findMember(executor: Executor, callsign: string): Promise<Member | undefined> {
   return findMemberByCallsign(executor, callsign);
 }
 

@@ -199,6 +199,22 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
     },
   ],
   [
+    'keys',
+    '/app/keys',
+    {
+      loading: 'loading',
+      anonymous: '->/login/callsign',
+      anonymousOtp: '->/login/callsign',
+      jwtPending: '->/login/enrollment',
+      jwtNoCallsign: '->/login/callsign',
+      jwtUser: '->/',
+      jwtAdmin: '->/',
+      mtlsUser: 'render',
+      mtlsAdmin: 'render',
+      mtlsInvalid: '->/login/callsign',
+    },
+  ],
+  [
     'open',
     '/error and any other path',
     {

@@ -44,6 +44,7 @@ export const ROUTE_REQUIREMENTS = {
   admin: { validUser: true, authType: 'mtls', allowedUserTypes: ['admin'] },
   users: { validUser: true, authType: 'mtls', allowedUserTypes: ['user'] },
   tak: { validUser: true, authType: 'mtls', allowedUserTypes: ['user', 'admin'] },
+  keys: { validUser: true, authType: 'mtls', allowedUserTypes: ['user', 'admin'] },
   open: {},
 } as const satisfies Record<string, RouteRequirement>;
 

@@ -2,6 +2,7 @@ import { useAuth } from '../../features/auth/components/auth-provider';
 import { AdminHome } from '../../features/admin/components/admin-home';
 import { UserManagementPage as UserManagement } from '../../features/admin/components/user-management-page';
 import { EnrollmentQrButton } from '../../features/tak/components/enrollment-qr-button';
+import { RenewalBanner } from '../../features/keys/components/renewal-banner';
 import { TakCard } from '../../features/tak/components/tak-card';
 
 /**
@@ -11,13 +12,20 @@ import { TakCard } from '../../features/tak/components/tak-card';
 export { ApprovalPage } from '../../features/admin/components/approval-page';
 export { AuditPage } from '../../features/admin/components/audit-page';
 export { CodeListPage } from '../../features/admin/components/code-list-page';
+export { ExpiringKeysPage } from '../../features/admin/components/expiring-keys-page';
 export { InviteQrPage } from '../../features/admin/components/invite-qr-page';
 export { ManageUsersPage } from '../../features/admin/components/manage-users-page';
 
 /** /app/admin: the admin home with the signed-in admin's callsign and the TAK card. */
 export function AdminHomePage() {
   const { callsign } = useAuth();
-  return <AdminHome callsign={callsign ?? ''} serviceCard={<TakCard />} />;
+  return (
+    <AdminHome
+      callsign={callsign ?? ''}
+      notice={<RenewalBanner />}
+      serviceCard={<TakCard notice={<RenewalBanner scope="tak" />} />}
+    />
+  );
 }
 
 /** /app/admin/user-management, with the TAK enrollment QR in the dialog of each member. */

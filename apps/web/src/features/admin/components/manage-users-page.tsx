@@ -29,6 +29,11 @@ export function ManageUsersPage() {
           text={t('admin.manageusers.manage_users_text')}
         />
         <LinkCard
+          to={paths.admin.expiringKeys.path}
+          title={t('admin.manageusers.expiring_keys')}
+          text={t('admin.manageusers.expiring_keys_text')}
+        />
+        <LinkCard
           to={paths.admin.audit.path}
           title={t('admin.manageusers.audit_log')}
           text={t('admin.manageusers.audit_log_text')}

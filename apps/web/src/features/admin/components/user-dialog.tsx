@@ -7,6 +7,7 @@ import { errorMessage } from '../../../lib/api-client';
 import { isConflict } from '../api/failure';
 import { useChangeRole, useRevokePerson, type Person } from '../api/people';
 import { PresetEditor } from './preset-editor';
+import { UserKeysSection } from './user-keys-section';
 
 type View = 'actions' | 'confirm-revoke';
 
@@ -129,6 +130,7 @@ export function UserDialog({
       {tools}
       {alert}
       <PresetEditor callsign={callsign} />
+      <UserKeysSection callsign={callsign} />
     </Dialog>
   );
 }

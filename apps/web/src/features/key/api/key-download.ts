@@ -11,13 +11,22 @@ export const keyKeys = {
 
 const CERTIFICATE_FAILED = 'Failed to get the certificate.';
 
-/** GET enduserpfx/{callsign} with the stored JWT; the answer is saved as `{callsign}.pfx`. */
-export async function downloadKey(callsign: string): Promise<void> {
-  const token = readStored(STORAGE_KEYS.token);
-  if (token === null) throw new Error('No JWT found');
+/**
+ * GET enduserpfx/{callsign}, the answer saved as `{callsign}.pfx`: with the stored JWT (the key
+ * page of sign-in), or with the member's installed key on the mTLS face (`'key'`: a renewal).
+ */
+export async function downloadKey(
+  callsign: string,
+  credential: 'token' | 'key' = 'token',
+): Promise<void> {
+  const token = credential === 'token' ? readStored(STORAGE_KEYS.token) : null;
+  if (credential === 'token' && token === null) throw new Error('No JWT found');
   let blob: Blob;
   try {
-    const response = await apiRequest(apiPaths.keyDownload(callsign), { token });
+    const response = await apiRequest(
+      apiPaths.keyDownload(callsign),
+      token === null ? {} : { token },
+    );
     blob = await response.blob();
   } catch (error) {
     const message =
@@ -27,6 +36,9 @@ export async function downloadKey(callsign: string): Promise<void> {
   saveBlob(blob, `${callsign}.pfx`);
 }
 
-export function useKeyDownload() {
-  return useMutation({ mutationKey: keyKeys.download(), mutationFn: downloadKey });
+export function useKeyDownload(credential: 'token' | 'key' = 'token') {
+  return useMutation({
+    mutationKey: keyKeys.download(),
+    mutationFn: (callsign: string) => downloadKey(callsign, credential),
+  });
 }

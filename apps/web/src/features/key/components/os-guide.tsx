@@ -1,25 +1,21 @@
 import { useTranslation } from 'react-i18next';
 import { EnlargeableImage } from '../../../components/enlarge-image-dialog';
+import { textList } from '../../../lib/text-list';
 import certificatePrompt from '../illustrations/browser-certificate-prompt.svg';
 import phoneKeyFile from '../illustrations/phone-key-file.svg';
 
 /** The guide keys of the writers' `keyguide.os.*`. */
 export type GuideOs = 'windows' | 'macos' | 'android' | 'ios' | 'linux';
 
-function list(value: unknown): string[] {
-  return Array.isArray(value)
-    ? value.filter((item): item is string => typeof item === 'string')
-    : [];
-}
-
 /** The install guide of one OS from `keyguide.os.{os}`: intro, steps, notes and browsers. */
 export function OsGuide({ os, callsign }: { os: GuideOs; callsign: string }) {
   const { t } = useTranslation();
   const base = `keyguide.os.${os}`;
   const options = { callsign, returnObjects: true } as const;
-  const steps = list(t(`${base}.steps`, options));
-  const notes = list(t(`${base}.notes`, options));
-  const browsers = list(t(`${base}.browsers`, options));
+  const steps = textList(t(`${base}.steps`, options));
+  const notes = textList(t(`${base}.notes`, options));
+  const browsers = textList(t(`${base}.browsers`, options));
+  const replace = textList(t(`keyguide.replace.${os}.steps`, options));
   const isPhone = os === 'android' || os === 'ios';
   return (
     <div className="space-y-4 text-stone-800">
@@ -51,6 +47,16 @@ export function OsGuide({ os, callsign }: { os: GuideOs; callsign: string }) {
               <li key={index}>{note}</li>
             ))}
           </ul>
+        </section>
+      )}
+      {replace.length > 0 && (
+        <section>
+          <h3 className="font-bold">{t('keyguide.replace.title')}</h3>
+          <ol className="mt-2 list-decimal space-y-2 pl-6">
+            {replace.map((step, index) => (
+              <li key={index}>{step}</li>
+            ))}
+          </ol>
         </section>
       )}
       {browsers.length > 0 && (

@@ -14,19 +14,37 @@ export interface CodeValidity {
   isEnrollmentCodeValid: boolean;
   /** The callsign a bulk slip's code is for: the only one it enrolls. */
   reservedCallsign?: string | undefined;
+  /** The member's session when the code was a renewal code; else null. */
+  renewalToken: string | null;
 }
 
-/** The code validity check: the admin-code check and the invite check together. */
+/**
+ * The code validity check: the admin-code check and the invite check together. A code that is
+ * neither may be a renewal code an admin made: only then is it exchanged, which spends it and
+ * signs the member in (a 403 means no code at all).
+ */
 export async function checkCode(code: string): Promise<CodeValidity> {
   const [admin, invite] = await Promise.all([
     apiJson(apiPaths.checkAdminCode, 'checkAdminCode', { query: { temp_admin_code: code } }),
     apiJson(apiPaths.checkInviteCode, 'checkInviteCode', { query: { invitecode: code } }),
   ]);
-  return {
+  const validity = {
     isAdminCodeValid: admin.code_ok,
     isEnrollmentCodeValid: invite.invitecode_is_active,
     reservedCallsign: invite.reserved_callsign,
+    renewalToken: null,
   };
+  if (validity.isAdminCodeValid || validity.isEnrollmentCodeValid) return validity;
+  return { ...validity, renewalToken: await redeemRenewalCode(code) };
+}
+
+async function redeemRenewalCode(code: string): Promise<string | null> {
+  try {
+    return await exchange(code);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403) return null;
+    throw error;
+  }
 }
 
 async function exchange(code: string): Promise<string> {

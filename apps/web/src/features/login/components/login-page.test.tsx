@@ -1,7 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Route, Routes } from 'react-router';
 import { apiPaths } from '@callsign/contract';
 import { renderWithProviders } from '../../../test/render';
@@ -9,12 +9,28 @@ import { listenWithMockApi, server } from '../../../test/server';
 import { LoginPage } from './login-page';
 import { useLoginSession } from './login-session';
 
+vi.mock('../../../lib/navigation', () => ({ reloadTo: vi.fn() }));
+const { reloadTo } = await import('../../../lib/navigation');
+
 listenWithMockApi();
 
-/** Answers the two code checks; records which codes were asked about. */
-function codeChecks(adminCodes: string[], inviteCodes: string[]) {
+/**
+ * Answers the two code checks, and the exchange a code that neither accepts goes to (only the
+ * renewal codes given sign in); records which codes were asked about and which were exchanged.
+ */
+const exchanged: string[] = [];
+
+function codeChecks(adminCodes: string[], inviteCodes: string[], renewalCodes: string[] = []) {
   const asked: string[] = [];
+  exchanged.length = 0;
   server.use(
+    http.post(apiPaths.exchangeCode, async ({ request }) => {
+      const { code } = (await request.json()) as { code: string };
+      exchanged.push(code);
+      return renewalCodes.includes(code)
+        ? HttpResponse.json({ jwt: `jwt-for-${code}` })
+        : HttpResponse.json({ detail: 'Unknown, used or expired code' }, { status: 403 });
+    }),
     http.get(apiPaths.checkAdminCode, ({ request }) => {
       const code = new URL(request.url).searchParams.get('temp_admin_code') ?? '';
       asked.push(code);
@@ -90,13 +106,45 @@ describe('LoginPage', () => {
     expect(asked).toEqual([]);
   });
 
-  it('shows "code is wrong" when neither check accepts the code', async () => {
+  it('shows "code is wrong" when neither check accepts the code, nor is it a renewal code', async () => {
     const user = userEvent.setup();
     codeChecks([], []);
     renderLogin('/login');
     await user.type(screen.getByLabelText('One-time code'), 'wrongcode');
     await user.click(screen.getByRole('button', { name: 'Continue' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('The code is wrong');
+    expect(exchanged).toEqual(['WRONGCODE']);
+    expect(localStorage.getItem('token')).toBeNull();
+  });
+
+  it('exchanges only a code that neither check accepts: an invite code is never spent', async () => {
+    const user = userEvent.setup();
+    codeChecks([], ['INVITE23'], ['INVITE23']);
+    renderLogin('/login');
+    await user.type(screen.getByLabelText('One-time code'), 'invite23');
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(await screen.findByText('callsign step: INVITE23 user true')).toBeInTheDocument();
+    expect(exchanged).toEqual([]);
+  });
+
+  it('a renewal code from the link signs the member in and goes on to the key page', async () => {
+    vi.mocked(reloadTo).mockClear();
+    localStorage.setItem('callsign', 'Stale1');
+    localStorage.setItem('approveCode', 'OLDCODE2');
+    try {
+      codeChecks([], [], ['RENEW234']);
+      renderLogin('/login?code=renew234');
+      await waitFor(() => {
+        expect(reloadTo).toHaveBeenCalledWith('/login/createmtls');
+      });
+      expect(exchanged).toEqual(['RENEW234']);
+      expect(localStorage.getItem('token')).toBe('jwt-for-RENEW234');
+      // Whatever an earlier sign-in left behind is gone: the server says who this is.
+      expect(localStorage.getItem('callsign')).toBeNull();
+      expect(localStorage.getItem('approveCode')).toBeNull();
+    } finally {
+      localStorage.clear();
+    }
   });
 
   it('shows the server detail when a check fails', async () => {

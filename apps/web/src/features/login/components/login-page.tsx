@@ -6,7 +6,9 @@ import { HeroImage } from '../../../components/hero-image';
 import { TextField } from '../../../components/text-field';
 import { ApiError } from '../../../lib/api-client';
 import { mtlsOrigin } from '../../../lib/hosts';
+import { reloadTo } from '../../../lib/navigation';
 import { paths } from '../../../lib/paths';
+import { clearStoredSession, STORAGE_KEYS, writeStored } from '../../../lib/storage-keys';
 import { normalizeCode, validateLoginCode } from '../../../lib/validation';
 import { useCheckCode } from '../api/login';
 import { useLoginSession } from './login-session';
@@ -43,6 +45,11 @@ export function LoginPage() {
         } else if (validity.isEnrollmentCodeValid) {
           session.verify(value, 'user', validity.reservedCallsign);
           void navigate(paths.loginCallsign.path);
+        } else if (validity.renewalToken !== null) {
+          // A renewal code: the member is signed in under their callsign, on to a new key.
+          clearStoredSession();
+          writeStored(STORAGE_KEYS.token, validity.renewalToken);
+          reloadTo(paths.loginCreateMtls.path);
         } else {
           session.reset();
           setCodeWrong(true);

@@ -18,11 +18,14 @@ export function TakDownloadButton({
   variant = 'secondary',
   className = '',
   platform,
+  onDownloaded,
 }: {
   variant?: 'primary' | 'secondary';
   className?: string;
   /** The device, for the default choice; detected when not given. */
   platform?: Platform;
+  /** Runs once a package (with its new key) was downloaded. */
+  onDownloaded?: () => void;
 }) {
   const { t } = useTranslation();
   const [open, setOpen] = useState(false);
@@ -133,7 +136,7 @@ export function TakDownloadButton({
         <Button
           disabled={download.isPending}
           onClick={() => {
-            download.mutate(choice);
+            download.mutate(choice, { onSuccess: onDownloaded });
           }}
         >
           {download.isPending ? t('tak.download.loading_button') : t('tak.download.submit')}

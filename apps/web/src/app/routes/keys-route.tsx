@@ -1,0 +1,29 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useAuth } from '../../features/auth/components/auth-provider';
+import { NewKeyButton } from '../../features/key/components/new-key-button';
+import { ownKeysKeys } from '../../features/keys/api/keys';
+import { KeysPage } from '../../features/keys/components/keys-page';
+import { TakDownloadButton } from '../../features/tak/components/tak-download';
+
+/**
+ * /app/keys: the member's keys, with a new key one tap away: the browser's .pfx and the TAK
+ * package (each new download is a new key, so the list is refreshed after it).
+ */
+export function KeysRoute() {
+  const { callsign } = useAuth();
+  const client = useQueryClient();
+  const refresh = () => {
+    void client.invalidateQueries({ queryKey: ownKeysKeys.all });
+  };
+  return (
+    <KeysPage
+      callsign={callsign ?? ''}
+      newKeyActions={
+        <>
+          <NewKeyButton callsign={callsign ?? ''} onDownloaded={refresh} />
+          <TakDownloadButton onDownloaded={refresh} />
+        </>
+      }
+    />
+  );
+}

@@ -1,0 +1,93 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it, vi } from 'vitest';
+import { apiPaths, API_PREFIX, type KeyEntry } from '@callsign/contract';
+import { renderWithProviders } from '../../../test/render';
+import { listenWithMockApi, server } from '../../../test/server';
+import { KeysPage } from './keys-page';
+
+vi.mock('../../../lib/navigation', () => ({ reloadTo: vi.fn() }));
+const { reloadTo } = await import('../../../lib/navigation');
+
+listenWithMockApi();
+
+const DAY = 86_400_000;
+const at = (days: number) => new Date(Date.now() + days * DAY).toISOString();
+
+function entry(serial: string, purpose: KeyEntry['purpose'], more: Partial<KeyEntry> = {}) {
+  return {
+    serial,
+    purpose,
+    issued_at: at(-20),
+    expires_at: at(200),
+    revoked_at: null,
+    client_uid: null,
+    current: false,
+    ...more,
+  } satisfies KeyEntry;
+}
+
+/** The member's keys as the server keeps them: a revocation sticks; revoked serials recorded. */
+function fakeOwnKeys(keys: KeyEntry[]) {
+  const revoked: string[] = [];
+  let list = [...keys];
+  server.use(
+    http.get(apiPaths.myKeys, () => HttpResponse.json({ keys: list })),
+    http.delete(`${API_PREFIX}/me/keys/:serial`, ({ params }) => {
+      revoked.push(String(params.serial));
+      list = list.map((key) =>
+        key.serial === params.serial ? { ...key, revoked_at: new Date().toISOString() } : key,
+      );
+      return HttpResponse.json({ success: true });
+    }),
+  );
+  return revoked;
+}
+
+function renderPage() {
+  renderWithProviders(<KeysPage callsign="Scout1" newKeyActions={null} />);
+}
+
+describe('Your keys', () => {
+  it('revokes a lost device’s key after one confirmation naming what stops working', async () => {
+    const revoked = fakeOwnKeys([
+      entry('0a', 'browser', { current: true }),
+      entry('0b', 'tak-enroll', { client_uid: 'ANDROID-42' }),
+    ]);
+    const user = userEvent.setup();
+    renderPage();
+    await user.click(
+      await screen.findByRole('button', { name: /^Revoke TAK enrollment, device ANDROID-42/ }),
+    );
+    const dialog = screen.getByRole('dialog', { name: 'Revoke this key?' });
+    expect(dialog).toHaveTextContent('The TAK app on device ANDROID-42 can no longer connect');
+    await user.click(within(dialog).getByRole('button', { name: 'Revoke key' }));
+    expect(await screen.findByRole('status')).toHaveTextContent('was revoked');
+    expect(revoked).toEqual(['0b']);
+    expect(reloadTo).not.toHaveBeenCalled();
+  });
+
+  it('the key in use takes a second confirmation, then signs this browser out', async () => {
+    vi.mocked(reloadTo).mockClear();
+    const revoked = fakeOwnKeys([entry('0a', 'browser', { current: true })]);
+    const user = userEvent.setup();
+    renderPage();
+    const revoke = await screen.findByRole('button', { name: /^Revoke Browser key/ });
+
+    await user.click(revoke);
+    await user.click(screen.getByRole('button', { name: 'Revoke key' }));
+    const second = screen.getByRole('dialog', { name: 'This is the key you are using now' });
+    await user.click(within(second).getByRole('button', { name: 'Keep the key' }));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(revoked).toEqual([]);
+
+    await user.click(revoke);
+    await user.click(screen.getByRole('button', { name: 'Revoke key' }));
+    await user.click(screen.getByRole('button', { name: 'Revoke and sign out' }));
+    await vi.waitFor(() => {
+      expect(reloadTo).toHaveBeenCalledWith('https://localhost:3000/error?code=key_revoked');
+    });
+    expect(revoked).toEqual(['0a']);
+  });
+});

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { callsignField, isoTime, successTrue } from './fields.js';
+
+/**
+ * A member's keys over their life: every certificate issued to a member is one
+ * of their keys, listed and revoked one at a time by the member or an admin.
+ */
+
+/** What a member's key is for: the browser .pfx, a TAK settings package, a TAK client's own key. */
+export const KEY_PURPOSES = ['browser', 'tak-package', 'tak-enroll'] as const;
+export const keyPurposeSchema = z.enum(KEY_PURPOSES);
+export type KeyPurpose = z.infer<typeof keyPurposeSchema>;
+
+/**
+ * A certificate serial in a path: hexadecimal, as the list gives it (any case, at most 20 bytes
+ * as RFC 5280 allows). The server compares it in its one textual form.
+ */
+export const serialField = z
+  .string()
+  .regex(/^[0-9A-Fa-f]{1,40}$/, { error: 'a certificate serial: hexadecimal digits' });
+
+export const keyEntrySchema = z.object({
+  serial: z.string(),
+  purpose: keyPurposeSchema,
+  issued_at: isoTime,
+  expires_at: isoTime,
+  revoked_at: isoTime.nullable(),
+  /** The TAK client's own id, for keys a device enrolled for (`tak-enroll`); else null. */
+  client_uid: z.string().nullable(),
+  /** The key this request was made with (the mTLS face); never true for a bearer token. */
+  current: z.boolean(),
+});
+export type KeyEntry = z.infer<typeof keyEntrySchema>;
+
+/** GET me/keys (valid user) and GET people/{callsign}/keys (admin): newest first. */
+export const keyListResponseSchema = z.object({ keys: z.array(keyEntrySchema) });
+export type KeyListResponse = z.infer<typeof keyListResponseSchema>;
+
+/** DELETE me/keys/{serial} */
+export const ownKeyParamsSchema = z.strictObject({ serial: serialField });
+/** DELETE people/{callsign}/keys/{serial} (admin) */
+export const personKeyParamsSchema = z.strictObject({
+  callsign: callsignField,
+  serial: serialField,
+});
+export const revokeKeyResponseSchema = z.object({ success: successTrue });
+export type RevokeKeyResponse = z.infer<typeof revokeKeyResponseSchema>;
+
+/** The windows an admin looks ahead by; the query takes any number of days in range. */
+export const EXPIRING_WINDOW_DAYS = { default: 30, max: 3650 } as const;
+
+/** GET admin/expiring?days=N (admin) */
+export const expiringQuerySchema = z.strictObject({
+  days: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(EXPIRING_WINDOW_DAYS.max)
+    .default(EXPIRING_WINDOW_DAYS.default),
+});
+/**
+ * Active members whose newest unrevoked key expires within the window (already expired ones
+ * included: they need a renewal code), soonest first.
+ */
+export const expiringResponseSchema = z.object({
+  members: z.array(z.object({ callsign: z.string(), expires_at: isoTime })),
+});
+export type ExpiringResponse = z.infer<typeof expiringResponseSchema>;
+
+/**
+ * POST people/{callsign}/renewal-code (admin): a single-use code that signs an active member in
+ * again (after their key expired) without a new enrollment. Entered on /login like an invite code.
+ */
+export const renewalCodeResponseSchema = z.object({
+  renewal_code: z.string(),
+  expires_at: isoTime,
+});
+export type RenewalCodeResponse = z.infer<typeof renewalCodeResponseSchema>;
+
+const caCertificateSchema = z.object({ subject: z.string(), expires_at: isoTime });
+
+/** GET admin/ca (admin): when the portal's own CAs expire; nothing renews them by itself. */
+export const caExpiryResponseSchema = z.object({
+  issuing: caCertificateSchema,
+  root: caCertificateSchema,
+});
+export type CaExpiryResponse = z.infer<typeof caExpiryResponseSchema>;
