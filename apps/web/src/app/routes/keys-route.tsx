@@ -3,11 +3,13 @@ import { useAuth } from '../../features/auth/components/auth-provider';
 import { NewKeyButton } from '../../features/key/components/new-key-button';
 import { ownKeysKeys } from '../../features/keys/api/keys';
 import { KeysPage } from '../../features/keys/components/keys-page';
+import { ConnectTakCard } from '../../features/tak/components/connect-tak-card';
 import { TakDownloadButton } from '../../features/tak/components/tak-download';
 
 /**
- * /app/keys: the member's keys, with a new key one tap away: the browser's .pfx and the TAK
- * package (each new download is a new key, so the list is refreshed after it).
+ * /app/keys: the member's keys, with a new key one tap away: the browser's .pfx, the TAK
+ * package, and a TAK app's enrollment code (each new download is a new key, so the list is
+ * refreshed after it).
  */
 export function KeysRoute() {
   const { callsign } = useAuth();
@@ -24,6 +26,7 @@ export function KeysRoute() {
           <TakDownloadButton onDownloaded={refresh} />
         </>
       }
+      connectCard={<ConnectTakCard />}
     />
   );
 }

@@ -23,15 +23,18 @@ export function signedOutUrl(origin = publicOrigin()): string {
 
 /**
  * /app/keys, "Your keys": a new key is one tap (`newKeyActions`: the .pfx,
- * the TAK package and whatever else the app puts there), then every key the member holds,
+ * the TAK package and whatever else the app puts there; `connectCard`: a TAK app's enrollment
+ * code, so a phone makes its own new key), then every key the member holds,
  * each live one with Revoke. The renewal banner shows from 30 days before the newest key ends.
  */
 export function KeysPage({
   callsign,
   newKeyActions,
+  connectCard,
 }: {
   callsign: string;
   newKeyActions: ReactNode;
+  connectCard?: ReactNode;
 }) {
   const { t, i18n } = useTranslation();
   const keys = useQuery(ownKeysQueryOptions());
@@ -52,6 +55,7 @@ export function KeysPage({
           <div className="mt-4 flex flex-col gap-2 sm:flex-row sm:flex-wrap">{newKeyActions}</div>
           <ReplaceKeyGuide callsign={callsign} />
         </Card>
+        {connectCard}
         <Card title={t('keys.list_title')}>
           <p
             role="status"
