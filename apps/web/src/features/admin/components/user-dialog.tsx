@@ -6,13 +6,15 @@ import { Dialog } from '../../../components/dialog';
 import { errorMessage } from '../../../lib/api-client';
 import { isConflict } from '../api/failure';
 import { useChangeRole, useRevokePerson, type Person } from '../api/people';
+import { RevocationReceiptDialog } from './revocation-receipt';
 
 type View = 'actions' | 'confirm-revoke';
 
 /**
- * The dialog of one user (spec §2): Go back, Revoke (after a warning that it cannot be undone)
- * and Promote or Demote. `onDone` gets the text to show once an action succeeded; the dialog
- * stays open with the reason when it failed (a 409: yourself or the last admin).
+ * The dialog of one user (spec §2): Go back, Revoke (after a warning that it cannot be undone,
+ * ending with the revocation's receipt) and Promote or Demote. `onDone` gets the text to show
+ * once an action succeeded; the dialog stays open with the reason when it failed (a 409: yourself
+ * or the last admin).
  */
 export function UserDialog({
   person,
@@ -51,6 +53,18 @@ export function UserDialog({
     if (!open && !pending) onClose();
   };
 
+  if (revoke.data !== undefined) {
+    return (
+      <RevocationReceiptDialog
+        callsign={callsign}
+        receipt={revoke.data.receipt}
+        onClose={() => {
+          onDone(t('admin.users.revoked', { callsign }));
+        }}
+      />
+    );
+  }
+
   if (view === 'confirm-revoke') {
     return (
       <Dialog
@@ -68,11 +82,7 @@ export function UserDialog({
               setView('actions');
             }}
             onConfirm={() => {
-              revoke.mutate(callsign, {
-                onSuccess: () => {
-                  onDone(t('admin.users.revoked', { callsign }));
-                },
-              });
+              revoke.mutate(callsign);
             }}
           />
         }
