@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,11 +39,12 @@ let service: Service;
 let workDir: string;
 let undoPolicy: () => Promise<void>;
 let keyed: KeyedBrowser;
+let adminKey: { pfxFile: string; password: string };
 
 beforeAll(async () => {
   service = await startService();
   workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-offline-'));
-  const adminKey = { pfxFile: path.join(workDir, 'Base1.pfx'), password: 'Base1' };
+  adminKey = { pfxFile: path.join(workDir, 'Base1.pfx'), password: 'Base1' };
   await writeFile(adminKey.pfxFile, (await firstAdmin(service, 'Base1')).pfx);
   undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
   keyed = await browserWithKey(service.rootCaFile, adminKey);
@@ -61,8 +62,9 @@ async function openOnce(
   origin: string,
   url: string,
   device: BrowserContextOptions,
+  browser: KeyedBrowser = keyed,
 ): Promise<{ page: Page; context: BrowserContext }> {
-  const context = await keyed.browser.newContext(device);
+  const context = await browser.browser.newContext(device);
   const page = await context.newPage();
   await page.goto(`${origin}${url}`, { waitUntil: 'networkidle' });
   const active = await page.evaluate(() =>
@@ -197,5 +199,55 @@ describe('the installable app', () => {
     expect(url).toBe(`${service.origin}/manifest.webmanifest`);
     expect(errors).toEqual([]);
     await context.close();
+  });
+});
+
+describe('a new build deployed', () => {
+  it('is offered by the update prompt, and Reload switches to it', async () => {
+    // A portal serving its own copy of the build, so the test can "deploy" a new one.
+    const webDir = path.join(workDir, 'web');
+    await cp(fileURLToPath(new URL('../apps/web/dist', import.meta.url)), webDir, {
+      recursive: true,
+    });
+    const deployed = await startService({ PORTAL_WEB_DIR: webDir });
+    // Its own CA: a browser that trusts it (the key it holds is not used on the public face).
+    const trusting = await browserWithKey(deployed.rootCaFile, adminKey);
+    try {
+      const { page, context } = await openOnce(deployed.origin, '/login', PHONE, trusting);
+      const prompt = page.getByRole('status').filter({ hasText: 'A new version' });
+      await page.reload({ waitUntil: 'networkidle' });
+      expect(await prompt.count()).toBe(0);
+
+      // The new build: a worker whose precache differs (as any change to the app makes it).
+      const workerFile = path.join(webDir, 'sw.js');
+      const worker = await readFile(workerFile, 'utf8');
+      const changed = worker.replace(/(url:"index\.html",revision:")[0-9a-f]+/, '$1feedc0de');
+      expect(changed).not.toBe(worker);
+      await writeFile(workerFile, changed);
+
+      const firstWorker = await page.evaluate(
+        async () => (await navigator.serviceWorker.ready).active?.scriptURL,
+      );
+      await page.reload({ waitUntil: 'networkidle' });
+      await prompt.waitFor();
+      await keepScreenshot(page, 'update-prompt-phone');
+      await prompt.getByRole('button', { name: 'Reload' }).click();
+      await page.waitForEvent('load');
+      await page.locator('main h1').waitFor();
+      expect(await prompt.count()).toBe(0);
+      // The page is now controlled by the new worker: its precache holds the new revision.
+      const revisions = await page.evaluate(async () => {
+        const keys = await Promise.all(
+          (await caches.keys()).map(async (name) => (await caches.open(name)).keys()),
+        );
+        return keys.flat().map((request) => request.url);
+      });
+      expect(revisions.some((url) => url.includes('feedc0de'))).toBe(true);
+      expect(firstWorker).toContain('/sw.js');
+      await context.close();
+    } finally {
+      await trusting.close();
+      await deployed.stop();
+    }
   });
 });
