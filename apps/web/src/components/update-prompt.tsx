@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { registerSW } from 'virtual:pwa-register';
+import { Workbox } from 'workbox-window';
 import { UpdateBanner } from './update-banner';
 
 type Activate = () => Promise<void>;
@@ -15,12 +15,19 @@ let registration: Registration | undefined;
 function register(): Registration {
   if (registration !== undefined) return registration;
   const state: Registration = { listeners: new Set() };
-  const updateSW = registerSW({
-    onNeedRefresh() {
-      state.waiting = () => updateSW(true);
-      for (const listener of state.listeners) listener(state.waiting);
-    },
+  const workbox = new Workbox('/sw.js', { scope: '/' });
+  // A new build's worker is installed and waits for the open pages: offer it.
+  workbox.addEventListener('waiting', () => {
+    state.waiting = () => {
+      workbox.addEventListener('controlling', () => {
+        window.location.reload();
+      });
+      workbox.messageSkipWaiting();
+      return Promise.resolve();
+    };
+    for (const listener of state.listeners) listener(state.waiting);
   });
+  void workbox.register();
   registration = state;
   return state;
 }
