@@ -185,20 +185,28 @@ describe('the installable app', () => {
     for (const icon of body.icons) {
       expect((await call(service, 'GET', icon.src)).status).toBe(200);
     }
-    const { page, context } = await openOnce(service.origin, '/login', DESKTOP);
-    const response = await page.goto(`${service.origin}/login`);
-    const csp = (await response?.allHeaders())?.['content-security-policy'] ?? '';
-    expect(csp).toContain("manifest-src 'self'");
-    expect(csp).toContain("worker-src 'self'");
-    // The browser itself read the manifest (a CSP or credentials problem would leave it out).
-    const session = await context.newCDPSession(page);
-    const { url, errors } = (await session.send('Page.getAppManifest')) as {
-      url: string;
-      errors: unknown[];
-    };
-    expect(url).toBe(`${service.origin}/manifest.webmanifest`);
-    expect(errors).toEqual([]);
-    await context.close();
+    // On both faces (the mTLS face's manifest request needs the client certificate).
+    for (const [origin, url] of [
+      [service.origin, '/login'],
+      [service.mtlsOrigin, `${TAK}/quickstart`],
+    ] as const) {
+      const { page, context } = await openOnce(origin, url, DESKTOP);
+      const response = await page.goto(`${origin}${url}`);
+      const csp = (await response?.allHeaders())?.['content-security-policy'] ?? '';
+      expect(csp).toContain("manifest-src 'self'");
+      expect(csp).toContain("worker-src 'self'");
+      // The browser itself fetched and read the manifest (CSP or credentials would stop it).
+      const session = await context.newCDPSession(page);
+      const manifestSeen = (await session.send('Page.getAppManifest')) as {
+        url: string;
+        errors: unknown[];
+        data?: string;
+      };
+      expect(manifestSeen.url).toBe(`${origin}/manifest.webmanifest`);
+      expect(manifestSeen.errors).toEqual([]);
+      expect(JSON.parse(manifestSeen.data ?? '{}')).toMatchObject({ name: 'Callsign Portal' });
+      await context.close();
+    }
   });
 });
 
