@@ -8,7 +8,7 @@ import type { MemberLookup } from './modules/auth/identity.js';
 import { TokenService } from './modules/auth/token-service.js';
 import { CertificateService } from './modules/certificates/service.js';
 import { Membership } from './modules/people/membership.js';
-import { findMemberByCallsign } from './modules/people/repository.js';
+import { memberLookup } from './modules/people/service.js';
 
 /** Everything a process of the portal works with: the service and the CLI open the same. */
 export interface Portal {
@@ -62,10 +62,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
     },
     { members: new Membership(database.db), keysPerHour: config.keysPerHour, metrics },
   );
-  const members: MemberLookup = async (callsign) => {
-    const member = await findMemberByCallsign(database.db, callsign);
-    return member && { callsign: member.callsign, status: member.status, roles: [...member.roles] };
-  };
+  const members: MemberLookup = memberLookup(database.db);
   return {
     config,
     database,

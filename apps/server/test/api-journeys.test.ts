@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   acceptanceResponseSchema,
   addAdminResponseSchema,
@@ -16,8 +16,9 @@ import {
   revokePersonResponseSchema,
 } from '@callsign/contract';
 import { normalizeSerial } from '../src/ca/serial.js';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
+import { testEngines } from '../src/db/test-engines.testing.js';
 import { createAdminCode } from '../src/modules/firstuser/admin-code.js';
+import { portalOnScratchDatabase } from './support/portal-on-engine.js';
 import { run } from './support/processes.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';
 
@@ -28,7 +29,6 @@ import { startTestPortal, type TestPortal } from './support/test-portal.js';
  */
 
 describe.each(testEngines())('journeys on $name', (engine) => {
-  let scratch: ScratchDatabase;
   let portal: TestPortal;
   let adminKey: { pfxFile: string; password: string };
 
@@ -72,15 +72,7 @@ describe.each(testEngines())('journeys on $name', (engine) => {
     };
   }
 
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    portal = await startTestPortal({ env: { DATABASE_URL: scratch.options.databaseUrl ?? '' } });
-  });
-
-  afterAll(async () => {
-    await portal.destroy();
-    await scratch.drop();
-  });
+  portalOnScratchDatabase(engine, async (env) => (portal = await startTestPortal({ env })));
 
   it('first admin: admin code, callsign, key, then the mTLS face knows an admin', async () => {
     const { code } = await createAdminCode(portal.portal.database.db, {

@@ -10,6 +10,7 @@ export * from './api/enrollment.js';
 export * from './api/people.js';
 export * from './api/revocation.js';
 export * from './api/invites.js';
+export * from './api/onboarding.js';
 export * from './api/keys.js';
 export * from './api/instructions.js';
 export * from './api/admin.js';

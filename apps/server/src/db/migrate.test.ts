@@ -3,6 +3,9 @@ import type { Kysely, Migration } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Database } from './schema.js';
 import { hashCode } from '../modules/auth/codes.js';
+import { findInviteCode, insertInviteCodes } from '../modules/invites/repository.js';
+import * as inviteOptionsAndSlips from './migrations/0007-invite-options-and-slips.js';
+import { NEW_INVITE_COLUMNS } from './migrations/0007-invite-options-and-slips.js';
 import { MIGRATIONS, MigrationError, migrateToLatest } from './migrate.js';
 import { testEngines } from './test-engines.testing.js';
 import type { ScratchDatabase } from './test-engines.testing.js';
@@ -111,7 +114,11 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     // Before 0008 nothing stopped a change.
     await sql`update audit_events set actor = 'Before'`.execute(handle.db);
 
-    expect(await migrateToLatest(handle)).toEqual(['0008-audit-append-only']);
+    // 0007 (from a parallel slice) sorts before 0008 and runs first.
+    expect(await migrateToLatest(handle)).toEqual([
+      '0007-invite-options-and-slips',
+      '0008-audit-append-only',
+    ]);
 
     await insert('0190a1b2-0000-7000-8000-000000000002');
     await expect(sql`update audit_events set actor = 'After'`.execute(handle.db)).rejects.toThrow(
@@ -180,6 +187,68 @@ describe.each(testEngines())('migrations on $name', (engine) => {
       );
     await insert('04', 'tak-enroll');
     await expect(insert('05', 'member')).rejects.toThrow();
+  });
+
+  it('give older invite codes no options, then store every option, and take them off again', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    const before = Object.fromEntries(
+      Object.entries(MIGRATIONS).filter(([name]) => name < '0007-invite-options-and-slips'),
+    );
+    await migrateToLatest(handle, before);
+    const at = Date.now();
+    await sql`insert into invite_codes (code, created_at) values ('OLDCODE2', ${at})`.execute(
+      handle.db,
+    );
+
+    expect(await migrateToLatest(handle)).toContain('0007-invite-options-and-slips');
+
+    const options = [
+      'auto_approve',
+      'tak_team',
+      'tak_role',
+      'reserved_callsign',
+      'batch_id',
+    ] as const;
+    const old = await handle.db
+      .selectFrom('invite_codes')
+      .select(options)
+      .where('code', '=', 'OLDCODE2')
+      .executeTakeFirstOrThrow();
+    expect(old).toEqual(NEW_INVITE_COLUMNS);
+    await insertInviteCodes(handle.db, [
+      {
+        code: 'SLIP2345',
+        createdAt: at,
+        ownerCallsign: null,
+        autoApprove: true,
+        team: 'Red',
+        role: 'Medic',
+        reservedCallsign: 'Alpha1',
+        batchId: 'batch-1',
+      },
+    ]);
+    const slip = await findInviteCode(handle.db, 'SLIP2345');
+    expect(slip).toMatchObject({
+      autoApprove: true,
+      team: 'Red',
+      role: 'Medic',
+      reservedCallsign: 'Alpha1',
+      batchId: 'batch-1',
+    });
+    await expect(
+      sql`update invite_codes set auto_approve = 2 where code = 'SLIP2345'`.execute(handle.db),
+    ).rejects.toThrow();
+
+    const schemaOnly = handle.db as unknown as Kysely<unknown>;
+    await inviteOptionsAndSlips.down(schemaOnly);
+    const columns = (await handle.db.introspection.getTables())
+      .find((table) => table.name === 'invite_codes')
+      ?.columns.map((column) => column.name);
+    expect(columns).not.toContain('auto_approve');
+    expect(columns).not.toContain('batch_id');
+    await inviteOptionsAndSlips.up(schemaOnly);
+    expect(await findInviteCode(handle.db, 'OLDCODE2')).toMatchObject({ autoApprove: false });
   });
 
   it.runIf(engine.name === 'postgres')(

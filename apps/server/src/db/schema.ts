@@ -1,3 +1,4 @@
+import type { EnrollmentState } from '@callsign/contract';
 import type { ColumnType } from 'kysely';
 
 // Times are epoch milliseconds in bigint columns (the pg pool parses int8 as a JS number), so the
@@ -8,11 +9,13 @@ import type { ColumnType } from 'kysely';
 type Defaulted<T> = ColumnType<T, T | undefined, T>;
 /** A column that is written once and never updated. */
 type Immutable<T> = ColumnType<T, T, never>;
+/** A column with a database default that is written once, if at all, and never updated. */
+type ImmutableDefaulted<T> = ColumnType<T, T | undefined, never>;
 
 export type MemberStatus = 'pending' | 'active' | 'rejected' | 'revoked';
 export type Role = 'admin';
-/** 0 pending, 1 approved, 2 rejected: the numbers the API shows in `enrollment/list`. */
-export type EnrollmentState = 0 | 1 | 2;
+/** `enrollments.state` holds the numbers the API shows in `enrollment/list` (`ENROLLMENT_STATE`). */
+export type { EnrollmentState };
 export type LoginCodeKind = 'admin' | 'exchange';
 /**
  * What a certificate is for: a member's browser key (.pfx), the key in a TAK settings package, a
@@ -65,6 +68,15 @@ export interface InviteCodesTable {
   use_count: Defaulted<number>;
   deactivated_at: number | null;
   deleted_at: number | null;
+  /** 1: an enrollment with the code is approved at once; 0: an admin approves it. */
+  auto_approve: ImmutableDefaulted<0 | 1>;
+  /** The TAK preset of the members it admits; null: the default one. */
+  tak_team: ImmutableDefaulted<string | null>;
+  tak_role: ImmutableDefaulted<string | null>;
+  /** A bulk slip's callsign: the only one it enrolls, and nobody else's while the slip is live. */
+  reserved_callsign: ImmutableDefaulted<string | null>;
+  /** The bulk call that made the slip. */
+  batch_id: ImmutableDefaulted<string | null>;
 }
 
 /** Admin and exchange codes, stored only as a hash. */

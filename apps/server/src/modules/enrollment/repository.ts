@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { ENROLLMENT_STATE } from '@callsign/contract';
 import type { EnrollmentsTable, EnrollmentState, MemberStatus } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 
@@ -20,28 +21,36 @@ export interface NewEnrollment {
   inviteCode: string;
   approvalCodeHash: string;
   createdAt: number;
+  /** Approved as it is made (an auto-approving invite), by this callsign; else pending. */
+  approvedBy?: string;
 }
 
 export interface Decision {
-  state: Exclude<EnrollmentState, 0>;
+  state: Exclude<EnrollmentState, typeof ENROLLMENT_STATE.pending>;
   at: number;
   by: string;
   lockReason?: string;
 }
 
-/** Inserts a pending enrollment; its members row must exist (same callsign, same case). */
+/**
+ * Inserts an enrollment, pending or (with `approvedBy`) approved at once; its members row must
+ * exist (same callsign, same case).
+ */
 export async function insertEnrollment(
   executor: Executor,
   enrollment: NewEnrollment,
 ): Promise<void> {
+  const approved = enrollment.approvedBy !== undefined;
   await executor
     .insertInto('enrollments')
     .values({
       callsign: enrollment.callsign,
       invite_code: enrollment.inviteCode,
       approval_code_hash: enrollment.approvalCodeHash,
-      state: 0,
+      state: approved ? ENROLLMENT_STATE.approved : ENROLLMENT_STATE.pending,
       created_at: enrollment.createdAt,
+      decided_at: approved ? enrollment.createdAt : null,
+      decided_by: enrollment.approvedBy ?? null,
     })
     .execute();
 }
@@ -140,7 +149,7 @@ export async function decideEnrollment(
       lock_reason: decision.lockReason ?? null,
     })
     .where('callsign', '=', callsign)
-    .where('state', '=', 0)
+    .where('state', '=', ENROLLMENT_STATE.pending)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

@@ -18,7 +18,7 @@ import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
 import { EnrollmentService } from './service.js';
 
-/** The enrollment calls of product.md §4: invite check, enroll, poll, list, accept, lock. */
+/** The enrollment calls (docs/api.md): invite check, enroll, poll, list, accept, lock. */
 export function registerEnrollmentRoutes(fastify: FastifyInstance, context: RouteContext): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const service = new EnrollmentService({
@@ -42,9 +42,13 @@ export function registerEnrollmentRoutes(fastify: FastifyInstance, context: Rout
         response: { 200: checkInviteCodeResponseSchema },
       },
     },
-    async (request) => ({
-      invitecode_is_active: await service.isInviteCodeActive(request.query.invitecode),
-    }),
+    async (request) => {
+      const invite = await service.checkInviteCode(request.query.invitecode);
+      // A plain code answers exactly as the spec's client knows it; only a usable slip says more.
+      return invite.reservedCallsign === null
+        ? { invitecode_is_active: invite.active }
+        : { invitecode_is_active: invite.active, reserved_callsign: invite.reservedCallsign };
+    },
   );
 
   app.post(

@@ -1,8 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { CODE_LENGTH, type AcceptanceState, type EnrollmentStateName } from '@callsign/contract';
+import {
+  CODE_LENGTH,
+  ENROLLMENT_STATE,
+  type AcceptanceState,
+  type EnrollmentStateName,
+} from '@callsign/contract';
 import type { Database, EnrollmentState } from '../../db/schema.js';
-import type { Executor } from '../../db/transaction.js';
 import {
   BadRequestError,
   ConflictError,
@@ -10,12 +14,14 @@ import {
   ForbiddenError,
   NotFoundError,
 } from '../../errors.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import type { TokenService } from '../auth/token-service.js';
-import { findInviteCode, inviteCodeState, recordInviteUse } from '../invites/repository.js';
-import { insertMember, setMemberStatus } from '../people/repository.js';
+import { inviteCheck, useInviteCode } from '../invites/service.js';
+import { lockReservations, refuseReservedCallsign } from '../invites/reservations.js';
+import { presetOf } from '../presets/preset.js';
+import { addMember, moveMember } from '../people/service.js';
 import {
   decideEnrollment,
   findEnrollment,
@@ -27,7 +33,13 @@ import {
   type ListedEnrollment,
 } from './repository.js';
 
+/** How many enrollments stand in each state; the metrics read it when Prometheus scrapes. */
+export { countEnrollmentsByState } from './repository.js';
+
 const DAY = 24 * 60 * 60 * 1000;
+
+/** Who approved an auto-approved enrollment whose invite has no owner (made by the CLI, say). */
+export const AUTO_APPROVER = 'auto';
 
 /**
  * How long a pending enrollment is expected to wait for a decision. The enrollment token's own
@@ -44,9 +56,9 @@ export interface EnrollmentServiceOptions {
 }
 
 const STATE_NAMES: Record<EnrollmentState, EnrollmentStateName> = {
-  0: 'pending',
-  1: 'approved',
-  2: 'rejected',
+  [ENROLLMENT_STATE.pending]: 'pending',
+  [ENROLLMENT_STATE.approved]: 'approved',
+  [ENROLLMENT_STATE.rejected]: 'rejected',
 };
 
 export interface Acceptance {
@@ -62,7 +74,7 @@ export interface Enrolled {
 }
 
 /**
- * The life of an enrollment (spec §4, product.md §4):
+ * The life of an enrollment (docs/api.md):
  *
  *   (none) --enroll--> pending --accept (admin, approval code)--> approved   member: active
  *                              \-lock (admin, reason)-----------> rejected   member: rejected
@@ -75,16 +87,22 @@ export interface Enrolled {
 export class EnrollmentService {
   constructor(private readonly options: EnrollmentServiceOptions) {}
 
-  /** The invite check: true only for a code that admits people now. */
-  async isInviteCodeActive(code: string): Promise<boolean> {
+  /**
+   * The invite check: active only for a code that admits people now, with the callsign it is
+   * for when it is a bulk slip (the only one it enrolls).
+   */
+  async checkInviteCode(
+    code: string,
+  ): Promise<{ active: boolean; reservedCallsign: string | null }> {
     const { db, now } = this.options;
-    const invite = await findInviteCode(db, code);
-    return invite !== undefined && inviteCodeState(invite, now().getTime()) === 'usable';
+    return inviteCheck(db, code, now().getTime());
   }
 
   /**
    * (none) -> pending: uses the invite code, takes the callsign, makes the approval code. The
-   * code is answered here, once, and stored only as its hash.
+   * code is answered here, once, and stored only as its hash. The member gets the invite's TAK
+   * preset; with an auto-approving invite the enrollment is approved in the same transaction
+   * (decided by the invite's owner), so the member may fetch their key at once.
    */
   enroll(
     clientAddress: string,
@@ -95,25 +113,38 @@ export class EnrollmentService {
     const { callsign, inviteCode } = input;
     const approvalCode = generateCode(CODE_LENGTH.approval);
     return db.transaction().execute(async (trx) => {
-      await this.useInviteCode(trx, inviteCode, at);
-      const member = { callsign, status: 'pending', inviteCode, roles: [], at } as const;
-      if (!(await insertMember(trx, member))) {
+      await lockReservations(trx, 'taking');
+      const invite = await useInviteCode(trx, inviteCode, at);
+      await refuseReservedCallsign(trx, callsign, invite, at);
+      const member = {
+        callsign,
+        status: invite.autoApprove ? 'active' : 'pending',
+        inviteCode,
+        roles: [],
+        at,
+        preset: presetOf(invite.team, invite.role),
+      } as const;
+      if (!(await addMember(trx, member))) {
         throw countsAsFailure(new BadRequestError('Callsign taken'));
       }
+      const approver = invite.ownerCallsign ?? AUTO_APPROVER;
       await insertEnrollment(trx, {
         callsign,
         inviteCode,
         approvalCodeHash: hashCode(approvalCode),
         createdAt: at,
+        ...(invite.autoApprove ? { approvedBy: approver } : {}),
       });
-      await appendAuditEvent(trx, {
-        at,
-        actor: callsign,
-        action: 'enrollment.create',
-        target: callsign,
-        outcome: 'success',
-        clientAddress,
-      });
+      const event = { at, target: callsign, outcome: 'success', clientAddress } as const;
+      await appendAuditEvent(trx, { ...event, actor: callsign, action: 'enrollment.create' });
+      if (invite.autoApprove) {
+        await appendAuditEvent(trx, {
+          ...event,
+          actor: approver,
+          action: 'enrollment.accept',
+          detail: { auto_approve: true, invite_code: invite.code },
+        });
+      }
       const { jwt } = await tokens.issue({
         scope: 'enrollment',
         subject: callsign,
@@ -132,7 +163,10 @@ export class EnrollmentService {
       callsign === null ? undefined : await findEnrollmentStanding(this.options.db, callsign);
     if (standing === undefined) throw new NotFoundError('No enrollment for this caller');
     if (standing.memberStatus === 'revoked') return { accepted: false, state: 'revoked' };
-    return { accepted: standing.state === 1, state: STATE_NAMES[standing.state] };
+    return {
+      accepted: standing.state === ENROLLMENT_STATE.approved,
+      state: STATE_NAMES[standing.state],
+    };
   }
 
   /** Every enrollment, oldest first. */
@@ -151,13 +185,18 @@ export class EnrollmentService {
   ): Promise<Enrollment> {
     let refused: { target: string; error: Error } | undefined;
     try {
-      return await this.decide(actor, input.callsign, { state: 1 }, (enrollment) => {
-        if (!matchesHash(input.approvalCode, enrollment.approvalCodeHash)) {
-          const error = countsAsFailure(new ForbiddenError('Wrong approval code'));
-          refused = { target: enrollment.callsign, error };
-          throw error;
-        }
-      });
+      return await this.decide(
+        actor,
+        input.callsign,
+        { state: ENROLLMENT_STATE.approved },
+        (enrollment) => {
+          if (!matchesHash(input.approvalCode, enrollment.approvalCodeHash)) {
+            const error = countsAsFailure(new ForbiddenError('Wrong approval code'));
+            refused = { target: enrollment.callsign, error };
+            throw error;
+          }
+        },
+      );
     } catch (error) {
       if (refused !== undefined && error === refused.error) {
         await appendAuditEvent(this.options.db, {
@@ -176,7 +215,10 @@ export class EnrollmentService {
 
   /** pending -> rejected. */
   lock(actor: Actor, input: { callsign: string; lockReason: string }): Promise<Enrollment> {
-    return this.decide(actor, input.callsign, { state: 2, lockReason: input.lockReason });
+    return this.decide(actor, input.callsign, {
+      state: ENROLLMENT_STATE.rejected,
+      lockReason: input.lockReason,
+    });
   }
 
   /**
@@ -196,19 +238,20 @@ export class EnrollmentService {
     return db.transaction().execute(async (trx) => {
       const enrollment = await findEnrollment(trx, callsign);
       if (enrollment === undefined) throw new NotFoundError('No such enrollment');
-      if (enrollment.state !== 0) throw notPending();
+      if (enrollment.state !== ENROLLMENT_STATE.pending) throw notPending();
       check(enrollment);
       if (!(await decideEnrollment(trx, enrollment.callsign, { ...decision, at, by: admin }))) {
         throw notPending();
       }
-      const status = decision.state === 1 ? 'active' : 'rejected';
-      const moved = await setMemberStatus(trx, enrollment.callsign, {
+      const approved = decision.state === ENROLLMENT_STATE.approved;
+      const status = approved ? 'active' : 'rejected';
+      const moved = await moveMember(trx, enrollment.callsign, {
         status,
         at,
         from: ['pending'],
       });
       if (!moved) throw notPending();
-      const action = decision.state === 1 ? 'enrollment.accept' : 'enrollment.lock';
+      const action = approved ? 'enrollment.accept' : 'enrollment.lock';
       const detail =
         decision.lockReason === undefined ? undefined : { lock_reason: decision.lockReason };
       await appendAuditEvent(trx, {
@@ -229,28 +272,9 @@ export class EnrollmentService {
       };
     });
   }
-
-  /** Counts one enrollment against the invite code: 404 unknown or deleted, 400 not usable. */
-  private async useInviteCode(trx: Executor, code: string, at: number): Promise<void> {
-    if (await recordInviteUse(trx, code, at)) return;
-    const invite = await findInviteCode(trx, code);
-    const state = invite === undefined ? 'deleted' : inviteCodeState(invite, at);
-    switch (state) {
-      case 'deleted':
-        throw countsAsFailure(new NotFoundError('Unknown invite code'));
-      case 'deactivated':
-      case 'expired':
-        throw countsAsFailure(new BadRequestError(`Invite code ${state}`));
-      case 'used-up':
-        throw countsAsFailure(new BadRequestError('Invite code used up'));
-      case 'usable':
-        // Changed under us between the two statements; refuse rather than guess.
-        throw countsAsFailure(new BadRequestError('Invite code not usable'));
-    }
-  }
 }
 
-/** Codes compare upper-cased and trimmed (product.md §3), by their hash, in constant time. */
+/** Codes compare upper-cased and trimmed (docs/api.md), by their hash, in constant time. */
 function matchesHash(given: string, expectedHash: string): boolean {
   const expected = Buffer.from(expectedHash, 'hex');
   const actual = Buffer.from(hashCode(given), 'hex');

@@ -2,17 +2,18 @@ import type { Kysely } from 'kysely';
 import { CODE_LENGTH } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
 import { BadRequestError, countsAsFailure, ForbiddenError } from '../../errors.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import {
   consumeLoginCode,
   insertLoginCode,
   isLoginCodeUsable,
   type LoginCode,
-} from '../auth/login-code-repository.js';
+} from './login-code-repository.js';
 import type { IssueTokenInput, TokenClaims, TokenService } from '../auth/token-service.js';
-import { recordUsedToken } from '../auth/used-token-repository.js';
-import { insertMember } from '../people/repository.js';
+import { recordUsedToken } from './used-token-repository.js';
+import { addMember } from '../people/service.js';
+import { lockReservations, refuseReservedCallsign } from '../invites/reservations.js';
 
 export interface FirstuserServiceOptions {
   db: Kysely<Database>;
@@ -24,7 +25,7 @@ export interface FirstuserServiceOptions {
 }
 
 /**
- * Signing in with a code (product.md §2, §3; spec §4 "Callsign submit, as admin"):
+ * Signing in with a code (docs/api.md):
  *
  *   admin code --exchange--> first-admin JWT --add-admin--> exchange code --exchange--> member JWT
  *
@@ -91,8 +92,10 @@ export class FirstuserService {
       if (!(await recordUsedToken(trx, spent))) {
         throw new ForbiddenError('Token already used');
       }
+      await lockReservations(trx, 'taking');
+      await refuseReservedCallsign(trx, callsign, null, at);
       const admin = { callsign, status: 'active', inviteCode: null, roles: ['admin'], at } as const;
-      if (!(await insertMember(trx, admin))) {
+      if (!(await addMember(trx, admin))) {
         throw new BadRequestError('Callsign taken');
       }
       await insertLoginCode(trx, {

@@ -6,15 +6,16 @@ import { Dialog } from '../../../components/dialog';
 import { errorMessage } from '../../../lib/api-client';
 import { isConflict } from '../api/failure';
 import { useChangeRole, useRevokePerson, type Person } from '../api/people';
+import { PresetEditor } from './preset-editor';
 import { RevocationReceiptDialog } from './revocation-receipt';
 
 type View = 'actions' | 'confirm-revoke';
 
 /**
- * The dialog of one user (spec §2): Go back, Revoke (after a warning that it cannot be undone,
- * ending with the revocation's receipt) and Promote or Demote. `onDone` gets the text to show
- * once an action succeeded; the dialog stays open with the reason when it failed (a 409: yourself
- * or the last admin).
+ * The dialog of one user: Go back, Revoke (after a warning that it cannot be undone, ending
+ * with the revocation's receipt) and Promote or Demote. `onDone` gets the text to show once an
+ * action succeeded; the dialog stays open with the reason when it failed (a 409: yourself or the
+ * last admin).
  */
 export function UserDialog({
   person,
@@ -133,6 +134,7 @@ export function UserDialog({
     >
       <p className="text-sm text-stone-600">{t('admin.users.revoke_hint')}</p>
       {alert}
+      <PresetEditor callsign={callsign} />
     </Dialog>
   );
 }

@@ -11,7 +11,7 @@ import { validateCallsign } from '../../../lib/validation';
 import { callsignErrorKey, useAdminLogin, useEnroll, type AdminLoginCache } from '../api/login';
 import { useLoginSession } from './login-session';
 
-/** /login/callsign: pick a callsign; admins finish sign-in, members enroll (spec §4). */
+/** /login/callsign: pick a callsign; admins finish sign-in, members enroll. */
 export function CallsignPage() {
   const { t } = useTranslation();
   const session = useLoginSession();
@@ -19,7 +19,9 @@ export function CallsignPage() {
   const enroll = useEnroll();
   const setLoading = useSetGlobalLoading();
   const adminCache = useRef<AdminLoginCache>({});
-  const [callsign, setCallsign] = useState('');
+  // A bulk slip's code enrolls its own callsign only: filled in and fixed.
+  const reserved = session.reservedCallsign ?? null;
+  const [callsign, setCallsign] = useState(reserved ?? '');
   const [touched, setTouched] = useState(false);
   const [submitError, setSubmitError] = useState<string | null>(null);
 
@@ -80,6 +82,7 @@ export function CallsignPage() {
           error={shownError}
           name="callsign"
           value={callsign}
+          readOnly={reserved !== null}
           autoComplete="username"
           autoCapitalize="none"
           spellCheck={false}
