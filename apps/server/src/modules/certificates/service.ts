@@ -26,6 +26,7 @@ import {
 import { defaultConcurrentMints, MintingSlots } from './minting-limits.js';
 import {
   findCertificateBySerial,
+  newestCertificateOf,
   listRevokedCertificates,
   recordIssuedCertificate,
   revocationStamp,
@@ -207,6 +208,11 @@ export class CertificateService {
   /** Answers a DER-encoded OCSP request with a response signed by the issuing CA. */
   async respondOcsp(requestDer: Buffer): Promise<Buffer> {
     return this.ca.respondOcsp(requestDer, this.ocspStatus);
+  }
+
+  /** The certificate issued last to `callsign`, revoked or not (any case). */
+  async newestOf(callsign: string): Promise<{ serial: string } | undefined> {
+    return newestCertificateOf(this.db, callsign);
   }
 
   /**

@@ -1,9 +1,6 @@
 import { X509Crl } from '@peculiar/x509';
-import type { Kysely } from 'kysely';
 import type { OcspAnswer } from '../../ca/ocsp-check.js';
 import { normalizeSerial } from '../../ca/serial.js';
-import type { Database } from '../../db/schema.js';
-import { newestCertificateOf } from '../certificates/repository.js';
 import type { CertificateService } from '../certificates/service.js';
 import type { RevocationResult } from './revocation.js';
 
@@ -26,7 +23,6 @@ export interface RevocationReceipt {
  * for the log) rather than thrown: the revocation itself has already happened.
  */
 export async function revocationReceipt(
-  db: Kysely<Database>,
   certificates: CertificateService,
   revoked: RevocationResult,
   onError: (error: unknown, check: 'crl' | 'ocsp') => void,
@@ -35,7 +31,7 @@ export async function revocationReceipt(
     onError(error, 'crl');
     return null;
   });
-  const newest = await newestCertificateOf(db, revoked.callsign);
+  const newest = await certificates.newestOf(revoked.callsign);
   const ocsp =
     newest === undefined
       ? null

@@ -42,14 +42,9 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
     async (request) => {
       const { actor } = callerOf(request, 'admin');
       const revoked = await people.revoke(actor, request.params.callsign);
-      const receipt = await revocationReceipt(
-        portal.database.db,
-        portal.certificates,
-        revoked,
-        (error, check) => {
-          request.log.error({ err: error, check }, 'revocation receipt: check failed');
-        },
-      );
+      const receipt = await revocationReceipt(portal.certificates, revoked, (error, check) => {
+        request.log.error({ err: error, check }, 'revocation receipt: check failed');
+      });
       return {
         success: true as const,
         invite_code: revoked.inviteCode,
