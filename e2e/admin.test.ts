@@ -87,6 +87,25 @@ async function enrollee(callsign: string): Promise<{ jwt: string; approvecode: s
   return enrolled.json() as { jwt: string; approvecode: string };
 }
 
+/** The serial of the certificate in a keystore, as openssl prints it (lowercase, no colons). */
+async function leafSerialOf(key: { pfxFile: string; password: string }): Promise<string> {
+  const { stdout: pem } = await run('openssl', [
+    'pkcs12',
+    '-in',
+    key.pfxFile,
+    '-passin',
+    `pass:${key.password}`,
+    '-nokeys',
+    '-clcerts',
+  ]);
+  const child = execFile('openssl', ['x509', '-noout', '-serial']);
+  child.stdin?.end(pem);
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await new Promise((resolve) => child.on('close', resolve));
+  return (/serial=(\w+)/.exec(out)?.[1] ?? '').toLowerCase().replace(/^(00)+/, '');
+}
+
 async function acceptance(jwt: string): Promise<unknown> {
   return (
     await call(service, 'GET', '/api/v1/enrollment/have-i-been-accepted', { bearer: jwt })
@@ -370,6 +389,18 @@ describe('the admin area with a real admin key', () => {
     expect(await warning.innerText()).toContain('This cannot be undone.');
     await keepScreenshot(page, 'admin-user-revoke-warning-phone');
     await warning.getByRole('button', { name: 'Revoke' }).click();
+    // The dialog ends with the receipt: what the CRL and the OCSP responder now say.
+    const receipt = page.getByRole('dialog', { name: 'Ranger3 was revoked' });
+    await receipt.waitFor();
+    const receiptText = await receipt.innerText();
+    expect(receiptText).toContain('1 certificate revoked.');
+    expect(receiptText).toMatch(/Number \d+, signed /);
+    expect(receiptText).toContain('It lists the revoked certificate.');
+    expect(receiptText).toContain(`Newest key: ${await leafSerialOf(memberKey)}`);
+    expect(receiptText).toMatch(/Revoked since /);
+    await checkPage(page, 360);
+    await keepScreenshot(page, 'admin-user-revoke-receipt-phone');
+    await receipt.getByRole('button', { name: 'Close' }).click();
     await page.getByText('Ranger3 was revoked.').waitFor();
     await expect.poll(() => main.getByRole('button', { name: 'Ranger3' }).count()).toBe(0);
     await keepScreenshot(page, 'admin-users-after-revoke-phone');
@@ -378,6 +409,34 @@ describe('the admin area with a real admin key', () => {
     expect(
       (await call(service, 'GET', '/api/v1/check-auth/validuser', { key: memberKey })).status,
     ).toBe(403);
+    await context.close();
+  });
+
+  it('the revocation receipt in Finnish on a laptop', async () => {
+    const { jwt, approvecode } = await enrollee('Vahti2');
+    await adminCall('POST', '/api/v1/enrollment/accept', { callsign: 'Vahti2', approvecode });
+    expect((await call(service, 'GET', '/api/v1/enduserpfx/Vahti2', { bearer: jwt })).status).toBe(
+      200,
+    );
+    const { page, context } = await adminPage(DESKTOP, '/app/admin/');
+    await page.evaluate(() => {
+      localStorage.setItem('i18nextLng', 'fi');
+    });
+    await page.goto(`${service.mtlsOrigin}/app/admin/user-management`, {
+      waitUntil: 'networkidle',
+    });
+    await page.locator('main').getByRole('button', { name: 'Vahti2' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Poista' }).click();
+    const warning = page.getByRole('dialog', { name: /Vahti2/ });
+    await warning.getByRole('button', { name: 'Poista' }).click();
+    const receipt = page.getByRole('dialog', { name: 'Vahti2 on poistettu' });
+    await receipt.waitFor();
+    const text = await receipt.innerText();
+    expect(text).toContain('1 varmenne mitätöity.');
+    expect(text).toContain('Mitätöity varmenne on listalla.');
+    expect(text).toMatch(/Mitätöity .* alkaen/);
+    await checkPage(page, 1280);
+    await keepScreenshot(page, 'admin-fi-revoke-receipt-desktop');
     await context.close();
   });
 

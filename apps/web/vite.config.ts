@@ -6,6 +6,7 @@ import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Alias } from 'vite';
 import { compression } from 'vite-plugin-compression2';
+import { VitePWA } from 'vite-plugin-pwa';
 import { localesPlugin } from './build/locales-plugin';
 import { sourcemapsPlugin } from './build/sourcemaps-plugin';
 
@@ -40,6 +41,35 @@ export default defineConfig(({ command }) => ({
     tailwindcss(),
     localesPlugin(),
     sourcemapsPlugin(),
+    // The offline guides: a service worker (Workbox) that precaches the whole build — the shell,
+    // every lazy page, the locales and every illustration — so a member who opened the portal
+    // once can read the guides with no signal. The manifest is the server's (it carries the
+    // deployment's name, a run-time setting); the worker is registered by a lazy component
+    // (`components/update-prompt.tsx`) that also offers a new build once one is deployed.
+    VitePWA({
+      strategies: 'generateSW',
+      registerType: 'prompt',
+      injectRegister: false,
+      manifest: false,
+      workbox: {
+        globPatterns: ['**/*.{html,js,css,svg,png,json}'],
+        navigateFallback: '/index.html',
+        // Not pages of the app: the server answers these itself, never from the cache.
+        navigateFallbackDenylist: [/^\/api\//, /^\/ca\//, /^\/metrics/],
+        // The branding (deployment name, notices) is the server's, changed without a build:
+        // from the network when there is one, else the last copy.
+        runtimeCaching: [
+          {
+            urlPattern: /\/locales\/[a-z]{2}\/dynamic\.json$/,
+            handler: 'NetworkFirst',
+            options: { cacheName: 'branding', networkTimeoutSeconds: 5 },
+          },
+        ],
+        cleanupOutdatedCaches: true,
+        // Source maps are never served (build/sourcemaps-plugin.ts); none for the worker either.
+        sourcemap: false,
+      },
+    }),
     compression({
       // Served by @fastify/static's preCompressed: no compression work per request.
       algorithms: ['gzip', 'brotliCompress'],

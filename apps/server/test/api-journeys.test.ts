@@ -12,11 +12,14 @@ import {
   enrollmentListResponseSchema,
   enrollResponseSchema,
   exchangeCodeResponseSchema,
+  caPaths,
   revokePersonResponseSchema,
 } from '@callsign/contract';
+import { normalizeSerial } from '../src/ca/serial.js';
 import { testEngines } from '../src/db/test-engines.testing.js';
 import { createAdminCode } from '../src/modules/firstuser/admin-code.js';
 import { portalOnScratchDatabase } from './support/portal-on-engine.js';
+import { run } from './support/processes.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';
 
 /**
@@ -33,6 +36,40 @@ describe.each(testEngines())('journeys on $name', (engine) => {
     const pfxFile = path.join(portal.workDir, name);
     await writeFile(pfxFile, body);
     return { pfxFile, password };
+  }
+
+  /** The leaf certificate's serial in a downloaded keystore, as openssl reads it. */
+  async function leafSerialOf(key: { pfxFile: string; password: string }): Promise<string> {
+    const pem = await run('openssl', [
+      'pkcs12',
+      '-in',
+      key.pfxFile,
+      '-passin',
+      `pass:${key.password}`,
+      '-nokeys',
+      '-clcerts',
+    ]);
+    const serial = await run('openssl', ['x509', '-noout', '-serial'], { input: pem.stdout });
+    return normalizeSerial(/serial=(\w+)/.exec(serial.stdout)?.[1] ?? '');
+  }
+
+  /** The CRL the portal publishes, as `openssl crl` reads it. */
+  async function publishedCrl() {
+    const pem = (await portal.api('public', 'GET', caPaths.crlPem)).body.toString('utf8');
+    const text = await run(
+      'openssl',
+      ['crl', '-noout', '-crlnumber', '-lastupdate', '-nextupdate', '-text'],
+      { input: pem },
+    );
+    const field = (name: string) => new RegExp(`${name}=(.+)`).exec(text.stdout)?.[1] ?? '';
+    return {
+      number: BigInt(field('crlNumber')).toString(),
+      thisUpdate: new Date(field('lastUpdate')).toISOString(),
+      nextUpdate: new Date(field('nextUpdate')).toISOString(),
+      serials: [...text.stdout.matchAll(/Serial Number: (\w+)/g)].map((m) =>
+        normalizeSerial(m[1] ?? ''),
+      ),
+    };
   }
 
   portalOnScratchDatabase(engine, async (env) => (portal = await startTestPortal({ env })));
@@ -178,10 +215,26 @@ describe.each(testEngines())('journeys on $name', (engine) => {
     const revoked = await portal.api('mtls', 'DELETE', apiPaths.person('Ranger7'), {
       key: adminKey,
     });
-    expect(revokePersonResponseSchema.parse(revoked.json())).toEqual({
-      success: true,
-      invite_code,
+    const answer = revokePersonResponseSchema.parse(revoked.json());
+    expect(answer).toMatchObject({ success: true, invite_code });
+    // The receipt agrees with what a relying party reads with openssl: the published CRL (its
+    // number and time, the member's certificate listed) and the member's newest key revoked.
+    const serial = await leafSerialOf(memberKey);
+    const published = await publishedCrl();
+    expect(published.serials).toContain(serial);
+    const { ocsp, ...receipt } = answer.receipt;
+    expect(receipt).toEqual({
+      certificates_revoked: 1,
+      crl: {
+        number: published.number,
+        this_update: published.thisUpdate,
+        next_update: published.nextUpdate,
+        lists_revoked: 1,
+      },
+      newest_serial: serial,
     });
+    expect(ocsp?.status).toBe('revoked');
+    expect(Math.abs(Date.parse(ocsp?.revoked_at ?? '') - Date.now())).toBeLessThan(60_000);
     const refused = await portal.api('mtls', 'GET', apiPaths.checkAuthValidUser, {
       key: memberKey,
     });

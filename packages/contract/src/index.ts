@@ -8,6 +8,7 @@ export * from './api/fields.js';
 export * from './api/firstuser.js';
 export * from './api/enrollment.js';
 export * from './api/people.js';
+export * from './api/revocation.js';
 export * from './api/invites.js';
 export * from './api/onboarding.js';
 export * from './api/keys.js';

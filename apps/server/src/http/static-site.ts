@@ -4,6 +4,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../errors.js';
+import { registerWebManifest } from './web-manifest.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const REVALIDATE = 'no-cache';
@@ -75,6 +76,7 @@ export async function registerStaticSite(
   options: StaticSiteOptions,
 ): Promise<void> {
   registerBranding(app, options.brandingDir);
+  registerWebManifest(app, options.brandingDir);
   const indexFile = path.join(webDir, 'index.html');
   const indexHtml = existsSync(indexFile) ? await readFile(indexFile, 'utf8') : undefined;
   if (indexHtml !== undefined) {

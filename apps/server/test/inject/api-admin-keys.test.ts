@@ -207,9 +207,15 @@ describe.each(testEngines())('admin and key calls on $name', (engine) => {
       });
 
       expect(response.status, response.text).toBe(200);
-      expect(revokePersonResponseSchema.parse(response.json())).toEqual({
-        success: true,
-        invite_code: 'WALK2222',
+      const answer = revokePersonResponseSchema.parse(response.json());
+      expect(answer).toMatchObject({ success: true, invite_code: 'WALK2222' });
+      // The receipt: both certificates revoked and listed by the CRL signed after them; the
+      // responder calls the newest key revoked.
+      expect(answer.receipt).toMatchObject({
+        certificates_revoked: 2,
+        crl: { lists_revoked: 2 },
+        newest_serial: second.serial,
+        ocsp: { status: 'revoked' },
       });
       expect(await findMemberByCallsign(h.db, 'Walker1')).toMatchObject({ status: 'revoked' });
       for (const key of [first, second]) {
@@ -234,9 +240,16 @@ describe.each(testEngines())('admin and key calls on $name', (engine) => {
       await h.member('Founder1', { admin: true });
       const response = await h.asBoss('DELETE', apiPaths.person('Founder1'));
       expect(response.status, response.text).toBe(200);
-      expect(revokePersonResponseSchema.parse(response.json())).toEqual({
+      // Nothing to revoke and no key to ask the responder about: the receipt says so.
+      expect(revokePersonResponseSchema.parse(response.json())).toMatchObject({
         success: true,
         invite_code: null,
+        receipt: {
+          certificates_revoked: 0,
+          crl: { lists_revoked: 0 },
+          newest_serial: null,
+          ocsp: null,
+        },
       });
     });
 

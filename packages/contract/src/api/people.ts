@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { callsignField, successTrue } from './fields.js';
+import { revocationReceiptSchema } from './revocation.js';
 
 export const ROLE_ADMIN = 'admin';
 
@@ -13,6 +14,7 @@ export const callsignParamsSchema = z.strictObject({ callsign: callsignField });
 export const revokePersonResponseSchema = z.object({
   success: successTrue,
   invite_code: z.string().nullable(),
+  receipt: revocationReceiptSchema,
 });
 
 /** POST enrollment/promote and enrollment/demote (admin) */

@@ -146,6 +146,22 @@ export async function membersWithKeysEndingBy(
   return rows.map((row) => ({ callsign: row.callsign, expiresAt: row.expires_at }));
 }
 
+/** The certificate issued last to `callsign` (any case), revoked or not. */
+export async function newestCertificateOf(
+  executor: Executor,
+  callsign: string,
+): Promise<IssuedCertificate | undefined> {
+  const row = await executor
+    .selectFrom('issued_certificates')
+    .selectAll()
+    .where((eb) => eb(eb.fn('lower', ['callsign']), '=', eb.fn('lower', [eb.val(callsign)])))
+    .orderBy('issued_at', 'desc')
+    .orderBy('serial', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row && toCertificate(row);
+}
+
 /** Revokes one certificate; false when it is unknown or was already revoked. */
 export async function revokeCertificate(
   executor: Executor,

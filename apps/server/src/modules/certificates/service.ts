@@ -1,5 +1,6 @@
 import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
+import { ocspQuestion, readOcspAnswer, type OcspAnswer } from '../../ca/ocsp-check.js';
 import type { Pkcs12Format } from '../../ca/pkcs12.js';
 import type { KeyAlgorithm } from '../../ca/key-pair.js';
 import type { Database } from '../../db/schema.js';
@@ -25,6 +26,7 @@ import {
 import { defaultConcurrentMints, MintingSlots } from './minting-limits.js';
 import {
   findCertificateBySerial,
+  newestCertificateOf,
   listRevokedCertificates,
   recordIssuedCertificate,
   revocationStamp,
@@ -209,6 +211,22 @@ export class CertificateService {
   /** Answers a DER-encoded OCSP request with a response signed by the issuing CA. */
   async respondOcsp(requestDer: Buffer): Promise<Buffer> {
     return this.ca.respondOcsp(requestDer, this.ocspStatus);
+  }
+
+  /** The certificate issued last to `callsign`, revoked or not (any case). */
+  async newestOf(callsign: string): Promise<{ serial: string } | undefined> {
+    return newestCertificateOf(this.db, callsign);
+  }
+
+  /**
+   * Asks the portal's own OCSP responder about `serial` (the code path that answers `/ca/ocsp`)
+   * and reads the signed answer as a relying party would (`ca/ocsp-check.ts`): what any TAK
+   * server or browser checking this certificate would be told now.
+   */
+  async askOcsp(serial: string): Promise<OcspAnswer> {
+    const issuer = this.ca.issuingCertificatePem;
+    const question = ocspQuestion(issuer, serial);
+    return readOcspAnswer(await this.respondOcsp(question.der), question, issuer);
   }
 
   /**

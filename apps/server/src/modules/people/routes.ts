@@ -6,11 +6,13 @@ import {
   callsignParamsSchema,
   peopleListResponseSchema,
   revokePersonResponseSchema,
+  type RevokePersonResponse,
   roleChangeBodySchema,
   roleChangeResponseSchema,
 } from '@callsign/contract';
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
+import { revocationReceipt, type RevocationReceipt } from './revocation-receipt.js';
 import { PeopleService } from './service.js';
 
 /** GET people/list, DELETE people/{callsign}, POST enrollment/promote and demote (admin). */
@@ -40,7 +42,14 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
     async (request) => {
       const { actor } = callerOf(request, 'admin');
       const revoked = await people.revoke(actor, request.params.callsign);
-      return { success: true as const, invite_code: revoked.inviteCode };
+      const receipt = await revocationReceipt(portal.certificates, revoked, (error, check) => {
+        request.log.error({ err: error, check }, 'revocation receipt: check failed');
+      });
+      return {
+        success: true as const,
+        invite_code: revoked.inviteCode,
+        receipt: receiptAnswer(receipt),
+      };
     },
   );
 
@@ -69,4 +78,23 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
       return { success: true as const, detail };
     },
   );
+}
+
+function receiptAnswer(receipt: RevocationReceipt): RevokePersonResponse['receipt'] {
+  const { crl, ocsp } = receipt;
+  return {
+    certificates_revoked: receipt.certificatesRevoked,
+    crl: crl && {
+      number: crl.number.toString(),
+      this_update: crl.thisUpdate.toISOString(),
+      next_update: crl.nextUpdate.toISOString(),
+      lists_revoked: crl.listsRevoked,
+    },
+    newest_serial: receipt.newestSerial,
+    ocsp: ocsp && {
+      status: ocsp.status,
+      revoked_at: ocsp.revokedAt?.toISOString() ?? null,
+      produced_at: ocsp.producedAt.toISOString(),
+    },
+  };
 }

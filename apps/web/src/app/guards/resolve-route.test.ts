@@ -14,6 +14,7 @@ const anonymous: GuardAuthState = {
   callsign: null,
   storedCallsign: null,
   otpVerified: false,
+  unreachable: false,
 };
 
 /** The sign-in states the table is checked against. */
@@ -57,6 +58,8 @@ const states = {
   },
   /** An mTLS identity the valid-user check refused (e.g. a revoked member). */
   mtlsInvalid: { ...anonymous, authType: 'mtls' },
+  /** No answer from the server (offline): sign-in cannot be resolved. */
+  offline: { ...anonymous, unreachable: true },
 } satisfies Record<string, GuardAuthState>;
 
 type StateName = keyof typeof states;
@@ -84,6 +87,7 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
       mtlsUser: '->/app/users/ALPHA1',
       mtlsAdmin: '->/app/admin',
       mtlsInvalid: '->/login',
+      offline: '->/login',
     },
   ],
   [
@@ -100,6 +104,7 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
       mtlsUser: '->/app/users/ALPHA1',
       mtlsAdmin: '->/app/admin',
       mtlsInvalid: 'render',
+      offline: 'render',
     },
   ],
   [
@@ -116,6 +121,7 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
       mtlsUser: '->/login',
       mtlsAdmin: '->/login',
       mtlsInvalid: '->/login',
+      offline: '->/login',
     },
   ],
   [
@@ -132,6 +138,7 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
       mtlsUser: '->/',
       mtlsAdmin: '->/',
       mtlsInvalid: '->/',
+      offline: '->/',
     },
   ],
   [
@@ -148,6 +155,7 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
       mtlsUser: '->/',
       mtlsAdmin: '->/',
       mtlsInvalid: '->/login/callsign',
+      offline: 'render',
     },
   ],
   [
@@ -164,6 +172,7 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
       mtlsUser: '->/',
       mtlsAdmin: 'render',
       mtlsInvalid: '->/login/callsign',
+      offline: '->/login/callsign',
     },
   ],
   [
@@ -180,6 +189,7 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
       mtlsUser: 'render',
       mtlsAdmin: '->/',
       mtlsInvalid: '->/login/callsign',
+      offline: '->/login/callsign',
     },
   ],
   [
@@ -196,6 +206,7 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
       mtlsUser: 'render',
       mtlsAdmin: 'render',
       mtlsInvalid: '->/login/callsign',
+      offline: 'render',
     },
   ],
   [
@@ -212,6 +223,7 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
       mtlsUser: 'render',
       mtlsAdmin: 'render',
       mtlsInvalid: '->/login/callsign',
+      offline: '->/login/callsign',
     },
   ],
   [
@@ -228,6 +240,7 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
       mtlsUser: 'render',
       mtlsAdmin: 'render',
       mtlsInvalid: 'render',
+      offline: 'render',
     },
   ],
 ];

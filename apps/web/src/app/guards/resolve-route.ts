@@ -17,6 +17,8 @@ export interface GuardAuthState {
   /** The callsign kept in browser storage by the callsign step (a pending enrollee has one). */
   storedCallsign: string | null;
   otpVerified: boolean;
+  /** Sign-in resolution got no answer from the server: the device is offline. */
+  unreachable: boolean;
 }
 
 export interface RouteRequirement {
@@ -27,6 +29,11 @@ export interface RouteRequirement {
   /** Default: admin, user and no type. */
   allowedUserTypes?: readonly (UserType | null)[];
   otpVerified?: boolean;
+  /**
+   * Shown from the service worker's copy when the server cannot be reached (the offline guides):
+   * the page holds only what ships in the app itself, which its guard cannot check offline.
+   */
+  readableOffline?: boolean;
 }
 
 export type RouteDecision =
@@ -40,10 +47,15 @@ export const ROUTE_REQUIREMENTS = {
   login: { signInRedirect: 'login' },
   loginCallsign: { otpVerified: true },
   loginEnrollment: { authType: 'jwt' },
-  loginCreateMtls: { authType: 'jwt', validUser: true },
+  loginCreateMtls: { authType: 'jwt', validUser: true, readableOffline: true },
   admin: { validUser: true, authType: 'mtls', allowedUserTypes: ['admin'] },
   users: { validUser: true, authType: 'mtls', allowedUserTypes: ['user'] },
-  tak: { validUser: true, authType: 'mtls', allowedUserTypes: ['user', 'admin'] },
+  tak: {
+    validUser: true,
+    authType: 'mtls',
+    allowedUserTypes: ['user', 'admin'],
+    readableOffline: true,
+  },
   keys: { validUser: true, authType: 'mtls', allowedUserTypes: ['user', 'admin'] },
   open: {},
 } as const satisfies Record<string, RouteRequirement>;
@@ -68,6 +80,7 @@ export function signedInTarget(auth: GuardAuthState): string | null {
 
 export function resolveRoute(auth: GuardAuthState, requirement: RouteRequirement): RouteDecision {
   if (auth.isLoading) return { kind: 'loading' };
+  if (requirement.readableOffline === true && auth.unreachable) return render;
 
   if (requirement.signInRedirect !== undefined) {
     const target = signedInTarget(auth);

@@ -15,5 +15,6 @@ export function useGuardState(): GuardAuthState {
     callsign: auth.callsign,
     storedCallsign: readStored(STORAGE_KEYS.callsign),
     otpVerified: session.otpVerified,
+    unreachable: auth.unreachable,
   };
 }

@@ -1,14 +1,19 @@
 import { useQuery } from '@tanstack/react-query';
+import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router';
 import { AuthenticatedFooter, PublicFooter } from '../../components/footer';
 import { Header, type BackLink } from '../../components/header';
 import { LoadingScreen } from '../../components/loading-screen';
+import { OfflineNotice } from '../../components/offline-notice';
 import { useAuth } from '../../features/auth/components/auth-provider';
 import { healthQueryOptions } from '../../features/health/api/health';
 import { isMtlsOrigin } from '../../lib/hosts';
 import { paths } from '../../lib/paths';
 import { ScrollToTop } from '../scroll-to-top';
+
+// The service worker's registration and update offer: production builds only, after the page.
+const UpdatePrompt = lazy(() => import('../../components/update-prompt'));
 
 /** Pages with a back link at the right of the header, and where it leads. */
 const BACK_LINKS: Record<string, string> = {
@@ -48,11 +53,24 @@ export function AppLayout() {
       >
         {t('skip_to_content')}
       </a>
-      <Header title={health.data?.deployment ?? t('loading')} back={back} />
+      <Header
+        title={
+          health.data?.deployment ??
+          // Offline (the check answered nothing): the name the branding gives, kept by the app.
+          (health.isPending ? t('loading') : t('dynamic:deployment_name'))
+        }
+        back={back}
+      />
+      <OfflineNotice />
       <main id="main" tabIndex={-1} className="flex-1 focus:outline-none">
         <Outlet />
       </main>
       {isMtlsOrigin() ? <AuthenticatedFooter /> : <PublicFooter />}
+      {import.meta.env.PROD && (
+        <Suspense fallback={null}>
+          <UpdatePrompt />
+        </Suspense>
+      )}
     </div>
   );
 }

@@ -7,14 +7,16 @@ import { errorMessage } from '../../../lib/api-client';
 import { isConflict } from '../api/failure';
 import { useChangeRole, useRevokePerson, type Person } from '../api/people';
 import { PresetEditor } from './preset-editor';
+import { RevocationReceiptDialog } from './revocation-receipt';
 import { UserKeysSection } from './user-keys-section';
 
 type View = 'actions' | 'confirm-revoke';
 
 /**
- * The dialog of one user: Go back, Revoke (after a warning that it cannot be undone)
- * and Promote or Demote. `onDone` gets the text to show once an action succeeded; the dialog
- * stays open with the reason when it failed (a 409: yourself or the last admin).
+ * The dialog of one user: Go back, Revoke (after a warning that it cannot be undone, ending
+ * with the revocation's receipt) and Promote or Demote. `onDone` gets the text to show once an
+ * action succeeded; the dialog stays open with the reason when it failed (a 409: yourself or the
+ * last admin).
  */
 export function UserDialog({
   person,
@@ -56,6 +58,18 @@ export function UserDialog({
     if (!open && !pending) onClose();
   };
 
+  if (revoke.data !== undefined) {
+    return (
+      <RevocationReceiptDialog
+        callsign={callsign}
+        receipt={revoke.data.receipt}
+        onClose={() => {
+          onDone(t('admin.users.revoked', { callsign }));
+        }}
+      />
+    );
+  }
+
   if (view === 'confirm-revoke') {
     return (
       <Dialog
@@ -73,11 +87,7 @@ export function UserDialog({
               setView('actions');
             }}
             onConfirm={() => {
-              revoke.mutate(callsign, {
-                onSuccess: () => {
-                  onDone(t('admin.users.revoked', { callsign }));
-                },
-              });
+              revoke.mutate(callsign);
             }}
           />
         }

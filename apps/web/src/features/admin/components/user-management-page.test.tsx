@@ -10,6 +10,22 @@ import { UserManagementPage } from './user-management-page';
 
 listenWithMockApi();
 
+const RECEIPT = {
+  certificates_revoked: 2,
+  crl: {
+    number: '1764000000000',
+    this_update: '2026-11-24T16:00:00.000Z',
+    next_update: '2026-12-08T16:00:00.000Z',
+    lists_revoked: 2,
+  },
+  newest_serial: '4f2a',
+  ocsp: {
+    status: 'revoked',
+    revoked_at: '2026-11-24T16:00:00.000Z',
+    produced_at: '2026-11-24T16:00:01.000Z',
+  },
+};
+
 type Failure = { status: number; detail: string } | undefined;
 
 /** A people list that the role changes and revocations really change; records every call. */
@@ -52,7 +68,7 @@ function fakePeople(
       const refused = refuse(fail.revoke);
       if (refused !== undefined) return refused;
       people = people.filter((p) => p.callsign !== callsign);
-      return HttpResponse.json({ success: true, invite_code: 'WALK2222' });
+      return HttpResponse.json({ success: true, invite_code: 'WALK2222', receipt: RECEIPT });
     }),
     http.get(`${API_PREFIX}/people/:callsign/preset`, ({ params }) =>
       HttpResponse.json({ callsign: params.callsign, team: 'Cyan', role: 'Team Member' }),
@@ -191,6 +207,10 @@ describe('UserManagementPage', () => {
       }),
     );
 
+    // The dialog ends with the receipt; closing it leaves the outcome on the page.
+    const receipt = await screen.findByRole('dialog', { name: 'Ranger2 was revoked' });
+    expect(receipt).toHaveTextContent('2 certificates revoked.');
+    await user.click(within(receipt).getByRole('button', { name: 'Close' }));
     expect(await screen.findByText('Ranger2 was revoked.')).toBeInTheDocument();
     expect(api.calls).toEqual(['revoke Ranger2']);
     await vi.waitFor(() => {

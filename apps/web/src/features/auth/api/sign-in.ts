@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 import { apiPaths } from '@callsign/contract';
-import { ApiError, apiJson, errorMessage } from '../../../lib/api-client';
+import { ApiError, UnexpectedResponseError, apiJson, errorMessage } from '../../../lib/api-client';
 import type { AuthType, UserType } from '../../../lib/auth-types';
 
 /** The outcome of sign-in resolution, the server-derived part of the auth context. */
@@ -10,6 +10,8 @@ export interface SignIn {
   isValidUser: boolean;
   callsign: string | null;
   error: string | null;
+  /** The server gave no answer at all (no network): who this is cannot be known now. */
+  unreachable: boolean;
 }
 
 export const authKeys = {
@@ -51,6 +53,12 @@ export async function fetchIsAdmin(): Promise<boolean> {
   }
 }
 
+/** Whether `error` (or what caused it) comes from an answer of the server. */
+function answeredByServer(error: unknown): boolean {
+  if (error instanceof ApiError || error instanceof UnexpectedResponseError) return true;
+  return error instanceof Error && error.cause !== undefined && answeredByServer(error.cause);
+}
+
 /** Sign-in resolution on load; it never rejects: failures end up in `error`. */
 export async function resolveSignIn(): Promise<SignIn> {
   const result: SignIn = {
@@ -59,11 +67,14 @@ export async function resolveSignIn(): Promise<SignIn> {
     isValidUser: false,
     callsign: null,
     error: null,
+    unreachable: false,
   };
   try {
     result.authType = await fetchAuthType();
   } catch (error) {
     result.error = `Error: ${errorMessage(error)}`;
+    // fetch itself failed: an answer (any status, or an unexpected body) would be ours.
+    result.unreachable = !answeredByServer(error);
     return result;
   }
   if (result.authType === null) return result;

@@ -18,6 +18,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       isValidUser: signIn.data?.isValidUser ?? false,
       callsign: signIn.data?.callsign ?? null,
       error: signIn.data?.error ?? null,
+      unreachable: signIn.data?.unreachable ?? false,
       isLoading: signIn.isPending,
     }),
     [signIn.data, signIn.isPending],

@@ -57,7 +57,11 @@ export function LoginPage() {
       },
       onError: (error) => {
         setServerError(
-          error instanceof ApiError && error.detail !== undefined ? error.detail : 'Unknown error',
+          error instanceof ApiError && error.detail !== undefined
+            ? error.detail
+            : navigator.onLine
+              ? 'Unknown error'
+              : t('offline.no_connection'),
         );
       },
     });

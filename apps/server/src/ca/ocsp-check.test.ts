@@ -1,0 +1,66 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CertificateAuthority } from './authority.js';
+import { ocspQuestion, readOcspAnswer } from './ocsp-check.js';
+import type { OcspCertificateStatus } from './ocsp.js';
+import { makeTempDir, removeTempDir } from './openssl-cli.testing.js';
+
+let tmp: string;
+let ca: CertificateAuthority;
+let other: CertificateAuthority;
+const revokedAt = new Date('2026-01-02T03:04:05.000Z');
+
+async function lookup(serial: string): Promise<OcspCertificateStatus> {
+  await Promise.resolve();
+  if (serial === '0a0b') return { status: 'good' };
+  if (serial === '8c0d') return { status: 'revoked', revokedAt };
+  return { status: 'unknown' };
+}
+
+beforeAll(async () => {
+  tmp = await makeTempDir();
+  const create = (dir: string) =>
+    CertificateAuthority.loadOrCreate({
+      dir: path.join(tmp, dir),
+      publicBaseUrl: 'https://portal.example.org',
+    });
+  [ca, other] = await Promise.all([create('ca'), create('other')]);
+});
+
+afterAll(() => removeTempDir(tmp));
+
+describe('asking the OCSP responder and reading its answer', () => {
+  it('reads good, revoked (with its time) and unknown from the signed answer', async () => {
+    const issuer = ca.issuingCertificatePem;
+    const ask = async (serial: string) => {
+      const question = ocspQuestion(issuer, serial);
+      return readOcspAnswer(await ca.respondOcsp(question.der, lookup), question, issuer);
+    };
+    expect(await ask('0A0B')).toMatchObject({ status: 'good', revokedAt: null });
+    // A serial with its top bit set is sent as a positive INTEGER and still matched.
+    expect(await ask('8c0d')).toMatchObject({ status: 'revoked', revokedAt });
+    expect(await ask('77')).toMatchObject({ status: 'unknown', revokedAt: null });
+  });
+
+  it('refuses an answer signed by another CA', async () => {
+    const question = ocspQuestion(other.issuingCertificatePem, '0a0b');
+    const forged = await other.respondOcsp(question.der, lookup);
+    await expect(readOcspAnswer(forged, question, ca.issuingCertificatePem)).rejects.toThrow();
+  });
+
+  it('refuses an answer to another question (its nonce)', async () => {
+    const issuer = ca.issuingCertificatePem;
+    const first = ocspQuestion(issuer, '0a0b');
+    const second = ocspQuestion(issuer, '0a0b');
+    const answer = await ca.respondOcsp(first.der, lookup);
+    await expect(readOcspAnswer(answer, second, issuer)).rejects.toThrow(/nonce/);
+  });
+
+  it('refuses an error response', async () => {
+    const issuer = ca.issuingCertificatePem;
+    // A question about the root's certificates: this responder answers unauthorized.
+    const question = ocspQuestion(ca.rootCertificatePem, '0a0b');
+    const answer = await ca.respondOcsp(question.der, lookup);
+    await expect(readOcspAnswer(answer, question, issuer)).rejects.toThrow(/status 6/);
+  });
+});
