@@ -33,6 +33,13 @@ const positiveInt = (max: number) =>
     .min(1, { error: 'must be at least 1' })
     .max(max, { error: `must be at most ${max}` });
 
+const wholeNumber = (max: number) =>
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int({ error: 'must be a whole number' })
+    .min(0, { error: 'must be at least 0' })
+    .max(max, { error: `must be at most ${max}` });
+
 const optionalText = z
   .string()
   .trim()
@@ -163,6 +170,8 @@ const environmentSchema = z.object({
   PORTAL_CRL_VALIDITY_DAYS: positiveInt(365).default(14),
   PORTAL_KEY_ALGORITHM: z.enum(['rsa-2048', 'ecdsa-p256']).default('rsa-2048'),
   PORTAL_KEYS_PER_HOUR: positiveInt(1_000_000).default(10),
+  PORTAL_KEY_POOL_SIZE: wholeNumber(1024).default(16),
+  PORTAL_KEY_POOL_LOW_WATER: wholeNumber(1023).optional(),
   PORTAL_ADMIN_CODE_TTL_HOURS: positiveInt(24 * 30).default(24),
   PORTAL_EXCHANGE_CODE_TTL_MINUTES: positiveInt(60).default(5),
   PORTAL_FIRST_ADMIN_TOKEN_MINUTES: positiveInt(24 * 60).default(15),
@@ -234,6 +243,13 @@ export interface Config {
   keyAlgorithm: KeyAlgorithm;
   /** New certificates a member may be issued in any rolling hour, counted in the database. */
   keysPerHour: number;
+  /**
+   * Key pairs of `keyAlgorithm` made ahead in a worker thread and held in memory
+   * (`PORTAL_KEY_POOL_SIZE`); 0: no pool, every key is made on its request.
+   */
+  keyPoolSize: number;
+  /** The pool refills when it holds this many or fewer (`PORTAL_KEY_POOL_LOW_WATER`). */
+  keyPoolLowWater: number;
   adminCodeTtlMs: number;
   exchangeCodeTtlMs: number;
   firstAdminTokenTtlMs: number;
@@ -343,6 +359,14 @@ export function loadConfig(
       'Invalid configuration:\n  PORTAL_TLS_CERT, PORTAL_TLS_KEY: not used when PORTAL_TLS_MODE=proxy (the proxy holds the certificate); remove them',
     );
   }
+  const keyPoolSize = settings.PORTAL_KEY_POOL_SIZE;
+  // Half the pool by default: a refill is a run of keys, not a key after every download.
+  const keyPoolLowWater = settings.PORTAL_KEY_POOL_LOW_WATER ?? Math.floor(keyPoolSize / 2);
+  if (keyPoolSize > 0 && keyPoolLowWater >= keyPoolSize) {
+    throw new ConfigError(
+      `Invalid configuration:\n  PORTAL_KEY_POOL_LOW_WATER: must be less than PORTAL_KEY_POOL_SIZE (${keyPoolSize})`,
+    );
+  }
   const cwd = options.cwd ?? process.cwd();
   const host = settings.PORTAL_HOST;
   const mtlsHost = `mtls.${host}`;
@@ -409,6 +433,8 @@ export function loadConfig(
     crlValidityDays: settings.PORTAL_CRL_VALIDITY_DAYS,
     keyAlgorithm: settings.PORTAL_KEY_ALGORITHM,
     keysPerHour: settings.PORTAL_KEYS_PER_HOUR,
+    keyPoolSize,
+    keyPoolLowWater,
     adminCodeTtlMs: settings.PORTAL_ADMIN_CODE_TTL_HOURS * HOUR,
     exchangeCodeTtlMs: settings.PORTAL_EXCHANGE_CODE_TTL_MINUTES * MINUTE,
     firstAdminTokenTtlMs: settings.PORTAL_FIRST_ADMIN_TOKEN_MINUTES * MINUTE,
