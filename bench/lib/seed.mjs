@@ -1,7 +1,10 @@
 // Fills a migrated portal database directly through Kysely, in one transaction, in batches.
+import { createHash } from 'node:crypto';
 
 const BATCH = 1000;
 const INVITE_CODE = 'BENCHSEED';
+/** Every seeded enrollment's approval code, stored as the portal stores it: its SHA-256. */
+const APPROVAL_CODE_HASH = createHash('sha256').update('ABCD2345', 'utf8').digest('hex');
 
 /**
  * @param {import('kysely').Transaction<any>} trx
@@ -41,7 +44,7 @@ function enrollee(callsign, active, at) {
     enrollment: {
       callsign,
       invite_code: INVITE_CODE,
-      approval_code: 'ABCD2345',
+      approval_code_hash: APPROVAL_CODE_HASH,
       state: active ? 1 : 0,
       created_at: at,
       decided_at: active ? at : null,
