@@ -8,16 +8,38 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /**
- * Import boundaries: the layers of the architecture as lint rules. Each zone forbids the files
- * under `target` to import anything under `from` (paths from the repository root; imports are
- * resolved, so a relative path that climbs into a forbidden folder is caught). To add a layer
- * rule, add a zone; e.g. for the server:
- *   { target: 'apps/server/src/ca', from: 'apps/server/src/modules', message: '...' }
+ * Import boundaries: the layers of the architecture as lint rules (docs/architecture.md). Each
+ * zone forbids the files under `target` to import anything under `from` (paths from the
+ * repository root, or globs; imports are resolved, so a relative path that climbs into a
+ * forbidden folder is caught). To add a layer rule, add a zone.
  */
 const WEB = 'apps/web/src';
-const webFeatures = readdirSync(`${import.meta.dirname}/${WEB}/features`, { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
-  .map((entry) => entry.name);
+const SERVER = 'apps/server/src';
+
+/** The folders directly under `dir` (features, modules): a new one is covered at once. */
+function foldersIn(dir) {
+  return readdirSync(`${import.meta.dirname}/${dir}`, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+}
+
+const webFeatures = foldersIn(`${WEB}/features`);
+const serverModules = foldersIn(`${SERVER}/modules`);
+
+/**
+ * The shipped TypeScript files under `dir` (not `*.test.ts`, not `*.testing.ts`). Tests may reach
+ * across the layers to set up a case and to check one layer against another (the migration test
+ * hashes codes as sign-in does; an API test writes a member straight into the database): the
+ * layer rules govern what ships.
+ */
+function shippedIn(dir) {
+  return `${dir}/**/!(*.test|*.testing).ts`;
+}
+
+/** A module's repository files (`repository.ts`, `login-code-repository.ts`, ...): its SQL. */
+function repositoriesOf(module) {
+  return `${SERVER}/modules/${module}/**/*repository.ts`;
+}
 
 /** @type {{ target: string, from: string | string[], except?: string[], message: string }[]} */
 const importBoundaries = [
@@ -43,6 +65,33 @@ const importBoundaries = [
     target: `${WEB}/guides`,
     from: `${WEB}/app`,
     message: 'Guide pages import nothing of app/ (the route table imports them).',
+  },
+  {
+    // The server's lower layers know nothing of the modules, the HTTP layer or the CLI.
+    target: ['ca', 'tls', 'db', 'tak', 'metrics'].map((layer) => shippedIn(`${SERVER}/${layer}`)),
+    from: [`${SERVER}/modules`, `${SERVER}/http`, `${SERVER}/cli`, `${SERVER}/cli.ts`],
+    message:
+      'ca/, tls/, db/, tak/ and metrics/ import nothing from modules/, http/ or the CLI: pass what they need in (an interface they declare, a value).',
+  },
+  ...serverModules.map((module) => ({
+    // Everything shipped outside the module: the other modules, http/, the CLI, portal.ts, ...
+    target: [
+      `${SERVER}/!(modules)/**/!(*.test|*.testing).ts`,
+      `${SERVER}/!(*.test|*.testing).ts`,
+      ...serverModules
+        .filter((other) => other !== module)
+        .map((other) => shippedIn(`${SERVER}/modules/${other}`)),
+    ],
+    from: repositoriesOf(module),
+    message: `A module's repository (its SQL) is private to it: call the ${module} module's service instead, or add the call there.`,
+  })),
+  {
+    // Services take an Actor or a client address, never a request; only the HTTP edge of a module
+    // (its routes, and the access hook with the identity it reads) knows Fastify.
+    target: `${SERVER}/modules/**/!(routes|access|identity|*.test|*.testing).ts`,
+    from: ['node_modules/fastify', 'node_modules/@fastify'],
+    message:
+      'No service imports Fastify: the route reads the request and passes the service what it needs (an Actor, a client address, the parsed body).',
   },
 ];
 

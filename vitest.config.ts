@@ -3,6 +3,21 @@ import { defineConfig } from 'vitest/config';
 
 const contractSource = fileURLToPath(new URL('./packages/contract/src/index.ts', import.meta.url));
 
+/**
+ * `npm run test:fast` sets PORTAL_TEST_TIER=fast: of the server, only the unit tests beside the
+ * code and the inject tier (test/inject: the app called in-process), on SQLite. The TLS tier
+ * (test/*.test.ts: real listeners, curl, openssl s_client, the built CLI), the production tests
+ * (nginx, PostgreSQL) and the browser journeys run in the full gate, `npm test`.
+ */
+const fastTier = process.env.PORTAL_TEST_TIER === 'fast';
+const serverTests = fastTier
+  ? ['apps/server/src/**/*.test.ts', 'apps/server/test/inject/**/*.test.ts']
+  : ['apps/server/src/**/*.test.ts', 'apps/server/test/**/*.test.ts'];
+/** The fast tier runs on SQLite alone, even in a shell where a PostgreSQL URL is exported. */
+const serverEnv: Record<string, string> = fastTier
+  ? { PORTAL_TEST_POSTGRES_URL: '', PORTAL_REQUIRE_POSTGRES: '' }
+  : {};
+
 export default defineConfig({
   resolve: { alias: { '@callsign/contract': contractSource } },
   test: {
@@ -19,9 +34,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'server',
-          include: ['apps/server/src/**/*.test.ts', 'apps/server/test/**/*.test.ts'],
+          include: serverTests,
+          env: serverEnv,
           environment: 'node',
           setupFiles: ['apps/server/test/setup.ts'],
+          globalSetup: ['apps/server/test/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

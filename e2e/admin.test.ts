@@ -16,7 +16,7 @@ import {
 import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
 import { startService, type Service } from './support/service.js';
 
-// The admin area (spec §2 "Admin area", §4) in Chromium on the mTLS face, with the first admin's
+// The admin area in Chromium on the mTLS face, with the first admin's
 // real key imported into Chromium's own NSS store: invite codes, approvals from the enrollee's
 // link, rejections, and promote / demote / revoke of a member whose key is then refused.
 // Screenshots of every screen go to test-results/screenshots (admin-*), on a phone and a desktop.

@@ -14,7 +14,7 @@ import {
 import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
 import { startService, type Service } from './support/service.js';
 
-// The audit log and the TAK readiness as an admin uses them (product.md §12, issue 19 and 15):
+// The audit log and the TAK readiness as an admin uses them (docs/operations.md, issue 19 and 15):
 // a thousand events made through the API, read page by page, filtered, exported as CSV and the
 // CSV checked row by row against the API; screenshots on a phone and a desktop, in English and
 // Finnish (test-results/screenshots/audit-*, admin-readiness-*).

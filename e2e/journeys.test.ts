@@ -10,9 +10,9 @@ import { keepScreenshot, launchBrowser, PHONE } from './support/browser.js';
 import { allowCertificateSelection, browserWithKey } from './support/nss.js';
 import { startService, type Service } from './support/service.js';
 
-// The two journeys of the spec in a real browser (a 360 px phone) against the real service over
-// TLS, from the link a person is given to their home page on the mTLS face with the key the
-// browser downloaded. Screenshots of every screen are kept in test-results/screenshots.
+// The two journeys (first admin, invited member) in a real browser (a 360 px phone) against the
+// real service over TLS, from the link a person is given to their home page on the mTLS face with
+// the key the browser downloaded. Screenshots of every screen are kept in test-results/screenshots.
 
 const run = promisify(execFile);
 let service: Service;

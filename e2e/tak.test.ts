@@ -16,7 +16,7 @@ import {
 import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
 import { startService, type Service } from './support/service.js';
 
-// The TAK pages of spec §2 in a real browser on the mTLS face, signed in with a member's and an
+// The TAK pages in a real browser on the mTLS face, signed in with a member's and an
 // admin's key imported into Chromium's NSS store: every guide step and its neighbours, the
 // settings download for each choice (checked offline by the shared acceptance script), and an
 // accessibility check on a 360 px phone and on a desktop.
@@ -92,7 +92,7 @@ function heading(page: Page): Promise<string> {
   return page.locator('main h1').innerText();
 }
 
-/** Each guide as the spec names it: its steps, in order. */
+/** Each guide by its name: its steps, in order. */
 const GUIDES = [
   ['quickstart', ['android1', 'android2', 'android3', 'android4', 'android5']],
   ['quickstart', ['ios1', 'ios2', 'ios3', 'ios4', 'ios5']],

@@ -1,3 +1,6 @@
+import { lookup } from 'node:dns';
+import { Agent } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
@@ -19,6 +22,17 @@ const preactCompat: Alias[] = [
   { find: /^react\/jsx-(dev-)?runtime$/, replacement: 'preact/jsx-runtime' },
   { find: /^react$/, replacement: 'preact/compat' },
 ];
+
+/**
+ * `*.localhost` names this machine (RFC 6761), as browsers and curl know without asking DNS; Node
+ * asks the resolver, which on a plain Debian does not know `portal.localhost`. The dev server's
+ * proxy connects by this lookup, so it reaches the local portal by its real name (and SNI).
+ */
+const lookupLocalhost: LookupFunction = (hostname, options, callback) => {
+  const name = hostname === 'localhost' || hostname.endsWith('.localhost') ? '127.0.0.1' : hostname;
+  lookup(name, options, callback);
+};
+const portalAgent = new Agent({ lookup: lookupLocalhost });
 
 export default defineConfig(({ command }) => ({
   plugins: [
@@ -47,8 +61,18 @@ export default defineConfig(({ command }) => ({
   server: {
     // The API runs in the real server (`npm start`); the dev server forwards to it.
     proxy: {
-      '/api': { target: 'https://portal.localhost:8443', secure: false, changeOrigin: true },
-      '/ca': { target: 'https://portal.localhost:8443', secure: false, changeOrigin: true },
+      '/api': {
+        target: 'https://portal.localhost:8443',
+        secure: false,
+        changeOrigin: true,
+        agent: portalAgent,
+      },
+      '/ca': {
+        target: 'https://portal.localhost:8443',
+        secure: false,
+        changeOrigin: true,
+        agent: portalAgent,
+      },
     },
   },
   build: {

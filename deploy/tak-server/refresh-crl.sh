@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Keeps TAK Server's copy of the portal's CRL current (README "Connecting TAK").
+# Keeps TAK Server's copy of the portal's CRL current (docs/tak.md).
 #
 # TAK Server reads the CRL file named in CoreConfig.xml (<crl crlFile=...>) only when it starts,
 # and once that copy is past its nextUpdate it refuses every client. This script fetches the

@@ -19,7 +19,7 @@ import type { Portal } from './portal.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { loggerOptions, registerRequestLogging } from './http/logger.js';
 import { registerCrossSiteGuard } from './http/cross-site.js';
-import { DatabaseFailureBudget, registerFailureBudget } from './http/failure-budget.js';
+import { registerFailureBudget } from './http/failure-budget.js';
 import { registerMtlsGate } from './http/mtls-gate.js';
 import './http/request-context.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
@@ -27,6 +27,7 @@ import { registerRequestMetrics } from './metrics/request-metrics.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
 import { registerIdmConsoleRoutes } from './modules/idm-console/routes.js';
 import { Authenticator, registerAccessControl } from './modules/auth/access.js';
+import { DatabaseFailureBudget } from './modules/auth/failure-budget.js';
 import { registerAuthRoutes } from './modules/auth/routes.js';
 import { registerCaRoutes } from './modules/certificates/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
@@ -43,7 +44,7 @@ import { builtinFaces, proxyFaces, type RequestFaces } from './tls/request-faces
 import { registerStaticSite } from './http/static-site.js';
 
 /**
- * The web app sends `Content-Type: application/json` on every call (spec §7), also on calls
+ * The web app sends `Content-Type: application/json` on every call, also on calls
  * without a body (invitecode/create, the DELETEs). An empty body is read as no body; anything
  * else goes to Fastify's own parser, which also guards against prototype poisoning.
  */
@@ -121,7 +122,7 @@ export async function buildApp(
       info: {
         title: 'Callsign Portal API',
         version: config.version,
-        description: 'The calls of the Callsign Portal (product.md §4).',
+        description: 'The calls of the Callsign Portal (docs/api.md).',
       },
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },

@@ -19,7 +19,7 @@ import { readVersion } from './version.js';
 
 /**
  * The portal's command line, run from the repository as `npm run --silent portal -- COMMAND`,
- * with the same environment variables as the service (product.md §7).
+ * with the same environment variables as the service (docs/deployment.md).
  */
 
 const USAGE = `Usage: npm run --silent portal -- COMMAND [ARGS]

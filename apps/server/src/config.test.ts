@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from './config.js';
 const cwd = '/srv/portal';
 
 describe('loadConfig', () => {
-  it('gives the embedded defaults of product.md §7', () => {
+  it('gives the embedded defaults (docs/deployment.md)', () => {
     const config = loadConfig({}, { cwd });
     expect(config).toMatchObject({
       host: 'portal.localhost',

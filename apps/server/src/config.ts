@@ -3,9 +3,10 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { KEY_ALGORITHMS, type KeyAlgorithm } from './ca/key-pair.js';
 
 /**
- * Every setting of the service, read from the environment once (product.md §7). This module is
+ * Every setting of the service, read from the environment once (docs/deployment.md). This module is
  * the only reader of `process.env`; a bad value stops start-up with a message naming the variable.
  */
 
@@ -168,7 +169,7 @@ const environmentSchema = z.object({
     .default('neutral'),
   PORTAL_CERT_VALIDITY_DAYS: positiveInt(3650).default(365),
   PORTAL_CRL_VALIDITY_DAYS: positiveInt(365).default(14),
-  PORTAL_KEY_ALGORITHM: z.enum(['rsa-2048', 'ecdsa-p256']).default('rsa-2048'),
+  PORTAL_KEY_ALGORITHM: z.enum(KEY_ALGORITHMS).default('rsa-2048'),
   PORTAL_KEYS_PER_HOUR: positiveInt(1_000_000).default(10),
   PORTAL_KEY_POOL_SIZE: wholeNumber(1024).default(16),
   PORTAL_KEY_POOL_LOW_WATER: wholeNumber(1023).optional(),
@@ -184,11 +185,9 @@ const environmentSchema = z.object({
   PORTAL_METRICS_ADDRESS: metricsAddress,
 });
 
-export type KeyAlgorithm = 'rsa-2048' | 'ecdsa-p256';
-
 /**
  * `builtin`: one TLS listener for both faces (SNI). `proxy`: plain HTTP behind a reverse proxy
- * that terminates TLS and forwards the client certificate it verified (product.md §1).
+ * that terminates TLS and forwards the client certificate it verified (docs/api.md).
  */
 export type TlsMode = 'builtin' | 'proxy';
 
@@ -208,7 +207,7 @@ export interface Config {
   /**
    * `http://{host}[:{port}]`, the port left out when it is 80: where relying parties fetch the
    * CA's files in plain HTTP, so the CRL, OCSP and caIssuers URLs in certificates start with it
-   * (product.md §5). Built-in TLS answers plain HTTP on its own port, so the port is the public
+   * (docs/api.md). Built-in TLS answers plain HTTP on its own port, so the port is the public
    * one; behind the proxy it is nginx's port-80 server block, so the port is 80.
    */
   httpCaOrigin: string;
@@ -236,7 +235,7 @@ export interface Config {
   brandingDir: string;
   certificateValidityDays: number;
   /**
-   * How far ahead the CRL's `nextUpdate` lies (product.md §5): a TAK Server refuses every client
+   * How far ahead the CRL's `nextUpdate` lies (docs/api.md): a TAK Server refuses every client
    * once the CRL it loaded is past it, so it must outlast the operator's reload interval.
    */
   crlValidityDays: number;

@@ -2,7 +2,8 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfigFromProcess, type Config } from './config.js';
 import type { Portal } from './portal.js';
-import { adminLoginLink, createAdminCode, hasActiveAdmin } from './modules/firstuser/admin-code.js';
+import { adminLoginLink, createAdminCode } from './modules/firstuser/admin-code.js';
+import { hasActiveAdmin } from './modules/people/service.js';
 import { startPortal } from './server.js';
 import { readVersion } from './version.js';
 

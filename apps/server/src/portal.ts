@@ -10,7 +10,7 @@ import { TokenService } from './modules/auth/token-service.js';
 import { defaultConcurrentMints, MintingSlots } from './modules/certificates/minting-limits.js';
 import { CertificateService } from './modules/certificates/service.js';
 import { Membership } from './modules/people/membership.js';
-import { findMemberByCallsign } from './modules/people/repository.js';
+import { memberLookup } from './modules/people/service.js';
 
 /** Everything a process of the portal works with: the service and the CLI open the same. */
 export interface Portal {
@@ -89,10 +89,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
       ...(keyPool === undefined ? {} : { keyPool }),
     },
   );
-  const members: MemberLookup = async (callsign) => {
-    const member = await findMemberByCallsign(database.db, callsign);
-    return member && { callsign: member.callsign, status: member.status, roles: [...member.roles] };
-  };
+  const members: MemberLookup = memberLookup(database.db);
   return {
     config,
     database,

@@ -6,7 +6,7 @@ import { openPortal, type Portal } from './portal.js';
 import { createPlainListener } from './http/plain-listener.js';
 import { startMetricsListener, type MetricsListener } from './metrics/listener.js';
 import type { ScrapeProbes } from './metrics/portal-metrics.js';
-import { countEnrollmentsByState } from './modules/enrollment/repository.js';
+import { countEnrollmentsByState } from './modules/enrollment/service.js';
 import { createDualFaceServer, type PortalListener } from './tls/dual-face-server.js';
 import { loadServerCredentials } from './tls/server-credentials.js';
 
@@ -73,8 +73,8 @@ async function startMetrics(portal: Portal, app: FastifyInstance) {
 }
 
 /**
- * Start-up (product.md §7): data directory, CA, JWT key, migrations, then the listener: one TLS
- * listener for both faces (built-in), or plain HTTP behind the reverse proxy. The service's
+ * Start-up (docs/deployment.md): data directory, CA, JWT key, migrations, then the listener: one
+ * TLS listener for both faces (built-in), or plain HTTP behind the reverse proxy. The service's
  * entry point and the API tests both use this.
  */
 export async function startPortal(

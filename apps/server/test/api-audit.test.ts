@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   AUDIT_CSV_COLUMNS,
   addAdminResponseSchema,
@@ -12,15 +12,16 @@ import {
   exchangeCodeResponseSchema,
   type AuditEventAnswer,
 } from '@callsign/contract';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
+import { testEngines } from '../src/db/test-engines.testing.js';
 import { appendAuditEvent } from '../src/modules/audit/repository.js';
 import { EXPORT_PAGE } from '../src/modules/audit/service.js';
 import { createAdminCode } from '../src/modules/firstuser/admin-code.js';
 import { pathOf, registeredApiRoutes } from './support/api-routes.js';
+import { portalOnScratchDatabase } from './support/portal-on-engine.js';
 import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
 
 /**
- * The audit log on screen (product.md §12): GET admin/audit pages newest first with filters,
+ * The audit log on screen (docs/operations.md): GET admin/audit pages newest first with filters,
  * GET admin/audit.csv streams the filtered range, and no call changes or removes an event.
  */
 
@@ -33,7 +34,6 @@ const SEEDED = EXPORT_PAGE + 150;
 type CsvRow = Record<(typeof AUDIT_CSV_COLUMNS)[number], string>;
 
 describe.each(testEngines())('the audit log on $name', (engine) => {
-  let scratch: ScratchDatabase;
   let portal: TestPortal;
   let adminKey: MemberKey;
 
@@ -70,9 +70,8 @@ describe.each(testEngines())('the audit log on $name', (engine) => {
     return { answer, rows };
   }
 
+  portalOnScratchDatabase(engine, async (env) => (portal = await startTestPortal({ env })));
   beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    portal = await startTestPortal({ env: { DATABASE_URL: scratch.options.databaseUrl ?? '' } });
     adminKey = await portal.addMember(ADMIN, { roles: ['admin'] });
     const db = portal.portal.database.db;
     // A day of events a minute apart: three actors, three kinds of action.
@@ -87,11 +86,6 @@ describe.each(testEngines())('the audit log on $name', (engine) => {
         detail: { index: i },
       });
     }
-  });
-
-  afterAll(async () => {
-    await portal.destroy();
-    await scratch.drop();
   });
 
   it('pages newest first with the cursor, every event once', async () => {

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   acceptanceResponseSchema,
   addAdminResponseSchema,
@@ -14,8 +14,9 @@ import {
   exchangeCodeResponseSchema,
   revokePersonResponseSchema,
 } from '@callsign/contract';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
+import { testEngines } from '../src/db/test-engines.testing.js';
 import { createAdminCode } from '../src/modules/firstuser/admin-code.js';
+import { portalOnScratchDatabase } from './support/portal-on-engine.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';
 
 /**
@@ -25,7 +26,6 @@ import { startTestPortal, type TestPortal } from './support/test-portal.js';
  */
 
 describe.each(testEngines())('journeys on $name', (engine) => {
-  let scratch: ScratchDatabase;
   let portal: TestPortal;
   let adminKey: { pfxFile: string; password: string };
 
@@ -35,15 +35,7 @@ describe.each(testEngines())('journeys on $name', (engine) => {
     return { pfxFile, password };
   }
 
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    portal = await startTestPortal({ env: { DATABASE_URL: scratch.options.databaseUrl ?? '' } });
-  });
-
-  afterAll(async () => {
-    await portal.destroy();
-    await scratch.drop();
-  });
+  portalOnScratchDatabase(engine, async (env) => (portal = await startTestPortal({ env })));
 
   it('first admin: admin code, callsign, key, then the mTLS face knows an admin', async () => {
     const { code } = await createAdminCode(portal.portal.database.db, {

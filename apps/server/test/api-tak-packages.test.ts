@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { strFromU8, unzipSync } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   apiPaths,
   instructionsResponseSchema,
@@ -20,12 +20,13 @@ import { xpathString } from '../src/tak/xpath.testing.js';
 import { TakPackageService, takPackageConfig } from '../src/modules/tak/service.js';
 import { ForbiddenError } from '../src/errors.js';
 import { CertificateService } from '../src/modules/certificates/service.js';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
+import { testEngines } from '../src/db/test-engines.testing.js';
+import { portalOnScratchDatabase, type DatabaseEnv } from './support/portal-on-engine.js';
 import { run } from './support/processes.js';
 import { SERVER_DIST } from './support/repo.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';
 
-// The TAK settings packages (product.md §6) as a member gets them, checked offline by the
+// The TAK settings packages (docs/tak.md) as a member gets them, checked offline by the
 // shared acceptance script (zip, manifest, server.pref, both PKCS#12 files).
 const CHECK_SCRIPT = fileURLToPath(
   new URL('../../../../shared/tools/check-tak-package.sh', import.meta.url),
@@ -87,21 +88,15 @@ function zipOf(file: { data: string }): Uint8Array {
 }
 
 describe.each(testEngines())('TAK settings packages on $name', (engine) => {
-  let scratch: ScratchDatabase;
   let portal: TestPortal;
-  let databaseEnv: Record<string, string>;
+  let databaseEnv: DatabaseEnv;
   let outDir: string;
 
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    databaseEnv = { DATABASE_URL: scratch.options.databaseUrl ?? '' };
-    portal = await startTestPortal({ env: { ...databaseEnv, ...TAK_ENV } });
+  portalOnScratchDatabase(engine, async (env) => {
+    databaseEnv = env;
+    portal = await startTestPortal({ env: { ...env, ...TAK_ENV } });
     outDir = await mkdtemp(path.join(portal.workDir, 'zips-'));
-  });
-
-  afterAll(async () => {
-    await portal.destroy();
-    await scratch.drop();
+    return portal;
   });
 
   async function memberToken(callsign: string): Promise<string> {
@@ -167,7 +162,7 @@ describe.each(testEngines())('TAK settings packages on $name', (engine) => {
       revokedAt: null,
     });
 
-    // ATAK/WinTAK: the certificate keys belong to connection 0 only (product.md §6), so a renewed
+    // ATAK/WinTAK: the certificate keys belong to connection 0 only (docs/tak.md), so a renewed
     // package replaces the key of that connection; iTAK also gets its older root config.pref.
     const files = unzipSync(zipOf(answer.files.tak[0]!));
     const atakPref = strFromU8(files['server.pref']!);

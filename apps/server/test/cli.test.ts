@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config.js';
 import { openPortal, type Portal } from '../src/portal.js';
 import { hashCode } from '../src/modules/auth/codes.js';
 import { listAuditEvents } from '../src/modules/audit/repository.js';
-import { isLoginCodeUsable } from '../src/modules/auth/login-code-repository.js';
+import { isLoginCodeUsable } from '../src/modules/firstuser/login-code-repository.js';
 import { findCertificateBySerial } from '../src/modules/certificates/repository.js';
 import { findMemberByCallsign, insertMember } from '../src/modules/people/repository.js';
 import { run } from './support/processes.js';
@@ -113,7 +113,7 @@ describe('server-cert', () => {
     });
   });
 
-  it('makes the --out folder when it does not exist yet (README "Connecting TAK")', async () => {
+  it('makes the --out folder when it does not exist yet (docs/tak.md)', async () => {
     const out = path.join(workDir, 'new', 'tak');
     const result = await cli(['server-cert', 'tak.example.org', '--out', out]);
     expect(result.code, result.stderr).toBe(0);

@@ -1,19 +1,21 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   apiPaths,
   createInviteResponseSchema,
   enrollResponseSchema,
   type EnrollResponse,
 } from '@callsign/contract';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
+import { testEngines } from '../src/db/test-engines.testing.js';
+import { portalOnScratchDatabase } from './support/portal-on-engine.js';
 import { freePort } from './support/processes.js';
 import { Scrape } from './support/prometheus-text.js';
 import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
 
 /**
- * The Prometheus listener (product.md §12): its own address, apart from both faces; scraped over
- * HTTP and read with a Prometheus text parser, its series move as a known sequence of calls says.
+ * The Prometheus listener (docs/operations.md): its own address, apart from both faces; scraped
+ * over HTTP and read with a Prometheus text parser, its series move as a known sequence of calls
+ * says.
  */
 
 const BUDGET = 3;
@@ -22,7 +24,6 @@ const ENROLLEE = 'Metric7';
 const INVITE_ROUTE = apiPaths.checkAdminCode;
 
 describe.each(testEngines())('metrics on $name', (engine) => {
-  let scratch: ScratchDatabase;
   let portal: TestPortal;
   let metricsPort: number;
   let adminKey: MemberKey;
@@ -34,23 +35,20 @@ describe.each(testEngines())('metrics on $name', (engine) => {
     return Scrape.parse(await response.text());
   };
 
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
+  portalOnScratchDatabase(engine, async (env) => {
     metricsPort = await freePort();
     portal = await startTestPortal({
       env: {
-        DATABASE_URL: scratch.options.databaseUrl ?? '',
+        ...env,
         PORTAL_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
         PORTAL_RATE_LIMIT_FAILURES: String(BUDGET),
         PORTAL_KEYS_PER_HOUR: '1',
       },
     });
-    adminKey = await portal.addMember(ADMIN, { roles: ['admin'] });
+    return portal;
   });
-
-  afterAll(async () => {
-    await portal.destroy();
-    await scratch.drop();
+  beforeAll(async () => {
+    adminKey = await portal.addMember(ADMIN, { roles: ['admin'] });
   });
 
   it('is served on its own listener and nowhere on the two faces', async () => {

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { seedTestCa } from '../src/ca/test-ca.testing.js';
 import { loadConfig } from '../src/config.js';
 import { openPortal, type Portal } from '../src/portal.js';
 import { run } from './support/processes.js';
@@ -44,6 +45,7 @@ beforeAll(async () => {
     { PORTAL_DATA_DIR: path.join(workDir, 'data'), PORTAL_WEB_DIR: webDir },
     { version: '1.2.3' },
   );
+  await seedTestCa(config.caDir, config.host);
   portal = await openPortal(config, { migrate: true });
   app = await buildApp(portal, { logger: false });
   await app.ready();

@@ -8,7 +8,7 @@ import { freePort, run } from './support/processes.js';
 import { SERVER_DIST } from './support/repo.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';
 
-// `tak-check` (README "Connecting TAK") against a real TLS server standing in for TAK Server's
+// `tak-check` (docs/tak.md) against a real TLS server standing in for TAK Server's
 // streaming port: openssl s_server on loopback, requiring a client certificate, trusting the
 // portal's CA and checking the portal's CRL, as TAK Server's CoreConfig.xml sets it up. Then the
 // configurations that must be refused, each named by the check that fails.
@@ -27,7 +27,7 @@ beforeAll(async () => {
   expect(existsSync(CLI), 'build the server first (npm run build)').toBe(true);
   takPort = await freePort();
   portal = await startTestPortal({ env: { TAK_HOST, TAK_PORT: String(takPort) } });
-  // TAK Server's certificate from the portal's CA, as README "Connecting TAK" has it.
+  // TAK Server's certificate from the portal's CA, as docs/tak.md has it.
   const issued = await portal.portal.certificates.issueServerCertificate([TAK_HOST]);
   const dir = portal.workDir;
   files = {

@@ -142,27 +142,23 @@ describe('TAK packages in a JVM', () => {
       'crl days': '14',
       'member now': 'OK',
       'member now+13d': 'OK',
-      // Past nextUpdate the JVM cannot tell: TAK Server refuses everyone then (product.md §5).
+      // Past nextUpdate the JVM cannot tell: TAK Server refuses everyone then (docs/api.md).
       'member now+15d': 'FAIL UNDETERMINED_REVOCATION_STATUS',
       'revoked now': 'FAIL REVOKED',
       // With the root alone as anchor the issuing CA needs a CRL from the root, which the portal
-      // does not publish: TAK Server's truststore must hold both CAs (README "Connecting TAK").
+      // does not publish: TAK Server's truststore must hold both CAs (docs/tak.md).
       'member root-only now': 'FAIL UNDETERMINED_REVOCATION_STATUS',
     });
   });
 });
 
-/** The fenced `sh` blocks of README "Connecting TAK", in order. */
-async function readmeBlocks(): Promise<string[]> {
-  const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(
-    readme.indexOf('## Connecting TAK'),
-    readme.indexOf('## Running in production'),
-  );
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
+/** The fenced `sh` blocks of docs/tak.md, in order. */
+async function guideBlocks(): Promise<string[]> {
+  const guide = await readFile(path.join(REPO_ROOT, 'docs', 'tak.md'), 'utf8');
+  return [...guide.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
 }
 
-/** TakTlsStandIn.java on 127.0.0.1:takPort with the files the README made; its log lines. */
+/** TakTlsStandIn.java on 127.0.0.1:takPort with the files docs/tak.md made; its log lines. */
 async function startStandIn(files: string) {
   const child: ChildProcessWithoutNullStreams = spawn('java', [
     STAND_IN,
@@ -194,13 +190,13 @@ async function startStandIn(files: string) {
   };
 }
 
-describe('README "Connecting TAK", followed on this machine (no TAK Server)', () => {
+describe('docs/tak.md, followed on this machine (no TAK Server)', () => {
   let work: string;
   let files: string;
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    work = path.join(dir, 'readme');
+    work = path.join(dir, 'guide');
     files = path.join(work, 'files');
     await mkdir(files, { recursive: true });
     env = {
@@ -209,7 +205,7 @@ describe('README "Connecting TAK", followed on this machine (no TAK Server)', ()
       PORTAL_LOG_LEVEL: 'silent',
       TAK_HOST,
       TAK_PORT: String(takPort),
-      // The README's curl has a publicly trusted portal in mind; here it is the portal's own CA.
+      // The guide's curl has a publicly trusted portal in mind; here it is the portal's own CA.
       CURL_CA_BUNDLE: portal.chainFile,
     };
   });
@@ -218,7 +214,7 @@ describe('README "Connecting TAK", followed on this machine (no TAK Server)', ()
     run('node', [CLI, 'tak-check', '--address', '127.0.0.1', '--timeout', '10'], { env });
 
   it('makes the TAK Server key store, truststore and CRL with the commands as written', async () => {
-    const blocks = await readmeBlocks();
+    const blocks = await guideBlocks();
     const steps = blocks.filter(
       (block) => block.includes('keytool -importkeystore') || block.includes('keytool -importcert'),
     );

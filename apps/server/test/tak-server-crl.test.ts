@@ -7,7 +7,7 @@ import { run } from './support/processes.js';
 import { REPO_ROOT } from './support/repo.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';
 
-// The CRL as a TAK Server gets it (product.md §5, README "Connecting TAK"): valid for 14 days,
+// The CRL as a TAK Server gets it (docs/api.md, docs/tak.md): valid for 14 days,
 // and deploy/tak-server/refresh-crl.sh, which installs it for TAK Server and restarts TAK Server
 // only when the revoked list changed or the installed copy nears its nextUpdate.
 

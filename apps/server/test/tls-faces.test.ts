@@ -1,14 +1,15 @@
 import https from 'node:https';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CertificateAuthority, type IssuedCertificate } from '../src/ca/authority.js';
 import { buildPkcs12 } from '../src/ca/pkcs12.js';
 import { recordIssuedCertificate } from '../src/modules/certificates/repository.js';
 import { revokeMember } from '../src/modules/people/revocation.js';
 import { TokenService } from '../src/modules/auth/token-service.js';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
+import { testEngines } from '../src/db/test-engines.testing.js';
 import { askOcspOverHttp, curlPlainHttp, revocationUrlsOf } from './support/ca-over-http.js';
+import { portalOnScratchDatabase, type DatabaseEnv } from './support/portal-on-engine.js';
 import { run } from './support/processes.js';
 import { startTestPortal, withKey, type TestPortal } from './support/test-portal.js';
 
@@ -129,18 +130,12 @@ async function pfxFor(
 }
 
 describe.each(testEngines())('on $name', (engine) => {
-  let scratch: ScratchDatabase;
-  let databaseEnv: Record<string, string>;
+  let databaseEnv: DatabaseEnv;
 
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    databaseEnv = { DATABASE_URL: scratch.options.databaseUrl ?? '' };
-    portal = await startTestPortal({ env: databaseEnv });
-  });
-
-  afterAll(async () => {
-    await portal.destroy();
-    await scratch.drop();
+  portalOnScratchDatabase(engine, async (env) => {
+    databaseEnv = env;
+    portal = await startTestPortal({ env });
+    return portal;
   });
 
   describe('one port, two faces told apart by SNI', () => {
@@ -422,7 +417,7 @@ describe.each(testEngines())('on $name', (engine) => {
     });
   });
 
-  describe('the CA files in plain HTTP on the TLS port (product.md §5)', () => {
+  describe('the CA files in plain HTTP on the TLS port (docs/api.md)', () => {
     it("writes plain-http URLs on the portal's own port into member certificates", async () => {
       const key = await portal.addMember('Heron5');
       const base = `http://${portal.host}:${portal.port}/ca`;

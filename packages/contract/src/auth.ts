@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The identity of a request (product.md §2): a verified client certificate, else a bearer JWT. */
+/** The identity of a request (docs/api.md): a verified client certificate, else a bearer JWT. */
 export const authTypeSchema = z.enum(['mtls', 'jwt']);
 export type AuthType = z.infer<typeof authTypeSchema>;
 

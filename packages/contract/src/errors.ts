@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Every error answer: a text, or for malformed input a list of issues (product.md §4). */
+/** Every error answer: a text, or for malformed input a list of issues (docs/api.md). */
 export const validationIssueSchema = z.object({
   loc: z.array(z.union([z.string(), z.number()])),
   msg: z.string(),

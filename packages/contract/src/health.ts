@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** GET /api/v1/healthcheck (product.md §4). */
+/** GET /api/v1/healthcheck (docs/api.md). */
 export const healthcheckResponseSchema = z.object({
   healthcheck: z.literal('success'),
   dns: z.string(),

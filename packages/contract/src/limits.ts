@@ -1,5 +1,5 @@
 /**
- * Business constants of spec §5 and §9, and the code alphabet of product.md §3.
+ * Business constants (lengths, limits) and the code alphabet (docs/api.md).
  * Server and web app both validate with these, so the rules cannot drift apart.
  */
 
@@ -13,7 +13,7 @@ export const CODE_LENGTH = {
   approval: 8,
 } as const;
 
-/** Client-side login code rule: at least 8 of A-Z and 0-9 (spec §5). */
+/** Client-side login code rule: at least 8 of A-Z and 0-9. */
 export const LOGIN_CODE_PATTERN = /^[A-Z0-9]{8,}$/;
 export const LOGIN_CODE_MIN_LENGTH = 8;
 /** No code the portal makes is longer; anything longer is refused before it reaches a query. */

@@ -7,7 +7,7 @@ function firstError(result: { success: boolean; error?: { issues: { message: str
   return result.error?.issues[0]?.message;
 }
 
-describe('callsignSchema (spec §5)', () => {
+describe('callsignSchema', () => {
   it.each(['Ranger1', 'abc', 'A'.repeat(30), 'x9Y'])('accepts %j', (callsign) => {
     expect(callsignSchema.safeParse(callsign).success).toBe(true);
   });
@@ -28,7 +28,7 @@ describe('callsignSchema (spec §5)', () => {
   });
 });
 
-describe('loginCodeSchema (spec §5)', () => {
+describe('loginCodeSchema', () => {
   it('upper-cases and trims what was typed', () => {
     expect(loginCodeSchema.parse(' abcd2345 ')).toBe('ABCD2345');
   });
@@ -43,7 +43,7 @@ describe('loginCodeSchema (spec §5)', () => {
   });
 });
 
-describe('the code alphabet (product.md §3)', () => {
+describe('the code alphabet (docs/api.md)', () => {
   it('has no characters a person could misread', () => {
     for (const ambiguous of ['0', 'O', '1', 'I']) expect(CODE_ALPHABET).not.toContain(ambiguous);
     expect(new Set(CODE_ALPHABET).size).toBe(32);

@@ -8,7 +8,7 @@ import {
 } from './limits.js';
 
 /**
- * A callsign: 3 to 30 letters and digits (spec §5). The messages are the spec's
+ * A callsign: 3 to 30 letters and digits. The messages are the web app's
  * translation keys, so the web app can show them as they are.
  */
 export const callsignSchema = z
@@ -19,8 +19,8 @@ export const callsignSchema = z
   .regex(CALLSIGN_PATTERN, { error: 'callsignsetup-callsign-allowed-chars' });
 
 /**
- * A one-time code as a person types it: upper-cased first (the spec upper-cases as typed, and
- * the server compares case-insensitively), then at least 8 of A-Z and 0-9.
+ * A one-time code as a person types it: upper-cased first (the login field upper-cases as typed,
+ * and the server compares case-insensitively), then at least 8 of A-Z and 0-9.
  */
 export const loginCodeSchema = z
   .string({ error: 'login-code-required' })

@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CertificateAuthority, type IssuedCertificate } from './authority.js';
 import { CA_FILES } from './ca-files.js';
 import { UnsupportedPublicKeyError } from './key-pair.js';
-import { makeTempDir, openssl, removeTempDir, runOpenssl } from './openssl-cli.testing.js';
+import {
+  makeTempDir,
+  openssl,
+  publicKeyOfCertificate,
+  publicKeyOfPrivateKey,
+  removeTempDir,
+  runOpenssl,
+  tempFileWriter,
+} from './openssl-cli.testing.js';
 import { normalizeSerial } from './serial.js';
 
 /** What the portal passes: the plain-http origin of its CA files (config.httpCaOrigin). */
@@ -19,14 +27,7 @@ let dir: string;
 let ca: CertificateAuthority;
 let rootFile: string;
 let issuingFile: string;
-let fileCount = 0;
-
-async function writeTemp(content: string | Buffer, suffix = '.pem'): Promise<string> {
-  fileCount += 1;
-  const file = path.join(tmp, `file-${fileCount}${suffix}`);
-  await fs.writeFile(file, content);
-  return file;
-}
+const writeTemp = tempFileWriter(() => tmp);
 
 /** `openssl verify` against the CA written at start-up; resolves with its output and exit code. */
 async function verify(certificatePem: string, ...options: string[]) {
@@ -45,14 +46,6 @@ async function verify(certificatePem: string, ...options: string[]) {
 
 async function certificateText(pem: string): Promise<string> {
   return openssl(['x509', '-in', await writeTemp(pem), '-noout', '-text']);
-}
-
-async function publicKeyOfCertificate(pem: string): Promise<string> {
-  return openssl(['x509', '-in', await writeTemp(pem), '-noout', '-pubkey']);
-}
-
-async function publicKeyOfPrivateKey(pem: string): Promise<string> {
-  return openssl(['pkey', '-in', await writeTemp(pem), '-pubout']);
 }
 
 function years(from: Date, to: Date): number {

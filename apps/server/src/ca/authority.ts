@@ -49,7 +49,7 @@ export interface CertificateAuthorityOptions {
   /**
    * Where relying parties fetch the CA's files, e.g. `http://portal.example.org`: the CRL, OCSP
    * and caIssuers URLs written into certificates hang off it. The portal passes plain http
-   * (`config.httpCaOrigin`, product.md §5); its host name also names the CA at creation.
+   * (docs/api.md, `config.httpCaOrigin`); its host name also names the CA at creation.
    */
   readonly publicBaseUrl: string;
   /** Encrypts both CA keys on disk (AES-256-CBC PKCS#8); required to load them afterwards. */

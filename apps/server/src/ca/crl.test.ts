@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CertificateAuthority, type IssuedCertificate } from './authority.js';
+import { type CertificateAuthority, type IssuedCertificate } from './authority.js';
+import { loadTestCa } from './test-ca.testing.js';
 import { makeTempDir, openssl, removeTempDir, runOpenssl } from './openssl-cli.testing.js';
 
 const DAY_MS = 86_400_000;
@@ -22,7 +23,7 @@ async function write(name: string, content: string | Buffer): Promise<string> {
 
 beforeAll(async () => {
   tmp = await makeTempDir();
-  ca = await CertificateAuthority.loadOrCreate({
+  ca = await loadTestCa({
     dir: path.join(tmp, 'ca'),
     publicBaseUrl: 'https://portal.example.org',
   });

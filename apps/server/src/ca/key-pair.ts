@@ -1,7 +1,9 @@
 import { generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 
-export type KeyAlgorithm = 'rsa-2048' | 'ecdsa-p256';
+/** The keys made for members and servers (`PORTAL_KEY_ALGORITHM` picks one for members). */
+export const KEY_ALGORITHMS = ['rsa-2048', 'ecdsa-p256'] as const;
+export type KeyAlgorithm = (typeof KEY_ALGORITHMS)[number];
 
 /** What a certificate's key usage depends on: RSA keys also encipher, EC keys only sign. */
 export type PublicKeyType = 'rsa' | 'ec';
@@ -46,7 +48,7 @@ const EC_CURVES: readonly string[] = ['prime256v1', 'secp384r1'];
 
 /**
  * The type of a key made elsewhere (a device's, from its CSR), when this CA signs such keys:
- * RSA of at least 2048 bits, or EC on P-256 or P-384 (product.md §9). Anything else throws.
+ * RSA of at least 2048 bits, or EC on P-256 or P-384 (docs/api.md). Anything else throws.
  */
 export function acceptedPublicKeyType(publicKey: KeyObject): PublicKeyType {
   if (publicKey.type !== 'public') {

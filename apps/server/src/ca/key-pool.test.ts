@@ -3,10 +3,11 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CertificateAuthority } from './authority.js';
+import type { CertificateAuthority } from './authority.js';
 import { CA_FILES } from './ca-files.js';
 import { KeyPool, type KeyPoolOptions } from './key-pool.js';
 import { makeTempDir, openssl, removeTempDir, runOpenssl } from './openssl-cli.testing.js';
+import { loadTestCa } from './test-ca.testing.js';
 
 /** Waits until `condition` holds: the worker makes keys at its own (lowest) priority. */
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -111,7 +112,7 @@ describe('a certificate for a key pair from the pool', () => {
 
   beforeAll(async () => {
     dir = await makeTempDir();
-    ca = await CertificateAuthority.loadOrCreate({
+    ca = await loadTestCa({
       dir: path.join(dir, 'ca'),
       publicBaseUrl: 'http://portal.example.org',
     });

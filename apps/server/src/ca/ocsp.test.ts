@@ -1,9 +1,16 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CertificateAuthority, type IssuedCertificate } from './authority.js';
+import { type CertificateAuthority, type IssuedCertificate } from './authority.js';
+import { loadTestCa } from './test-ca.testing.js';
 import type { OcspCertificateStatus } from './ocsp.js';
-import { makeTempDir, openssl, removeTempDir, runOpenssl } from './openssl-cli.testing.js';
+import {
+  makeTempDir,
+  openssl,
+  removeTempDir,
+  runOpenssl,
+  tempFileWriter,
+} from './openssl-cli.testing.js';
 
 let tmp: string;
 let ca: CertificateAuthority;
@@ -12,14 +19,7 @@ let revoked: IssuedCertificate;
 let files: Record<'root' | 'issuing' | 'good' | 'revoked', string>;
 const revokedAt = new Date('2026-01-02T03:04:05.678Z');
 const lookedUp: string[] = [];
-let fileCount = 0;
-
-async function write(content: string | Buffer, suffix: string): Promise<string> {
-  fileCount += 1;
-  const file = path.join(tmp, `file-${fileCount}${suffix}`);
-  await fs.writeFile(file, content);
-  return file;
-}
+const write = tempFileWriter(() => tmp);
 
 async function lookup(serial: string): Promise<OcspCertificateStatus> {
   lookedUp.push(serial);
@@ -67,7 +67,7 @@ async function roundTrip(ids: string[]) {
 
 beforeAll(async () => {
   tmp = await makeTempDir();
-  ca = await CertificateAuthority.loadOrCreate({
+  ca = await loadTestCa({
     dir: path.join(tmp, 'ca'),
     publicBaseUrl: 'https://portal.example.org',
   });

@@ -10,23 +10,57 @@ export interface OpensslResult {
   readonly stderr: string;
 }
 
-/** Runs `openssl args…`; resolves with the exit code instead of rejecting on failure. */
-export function runOpenssl(args: readonly string[]): Promise<OpensslResult> {
+/**
+ * Runs `openssl args…`, with `input` on its standard input when given; resolves with the exit
+ * code instead of rejecting on failure.
+ */
+export function runOpenssl(
+  args: readonly string[],
+  input?: string | Buffer,
+): Promise<OpensslResult> {
   return new Promise((resolve) => {
-    execFile('openssl', args, { encoding: 'utf8' }, (error, stdout, stderr) => {
+    const child = execFile('openssl', args, { encoding: 'utf8' }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
       resolve({ code, stdout, stderr });
     });
+    child.stdin?.end(input);
   });
 }
 
 /** Runs `openssl args…` and returns stdout + stderr, failing loudly on a non-zero exit. */
-export async function openssl(args: readonly string[]): Promise<string> {
-  const result = await runOpenssl(args);
+export async function openssl(args: readonly string[], input?: string | Buffer): Promise<string> {
+  const result = await runOpenssl(args, input);
   if (result.code !== 0) {
     throw new Error(`openssl ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
   }
   return result.stdout + result.stderr;
+}
+
+/** The public key (PEM) in a certificate (PEM), as OpenSSL reads it. */
+export function publicKeyOfCertificate(certificatePem: string): Promise<string> {
+  return openssl(['x509', '-noout', '-pubkey'], certificatePem);
+}
+
+/** The public key (PEM) of a private key (PEM), as OpenSSL derives it. */
+export function publicKeyOfPrivateKey(privateKeyPem: string): Promise<string> {
+  return openssl(['pkey', '-pubout'], privateKeyPem);
+}
+
+/** Writes `content` to a new file and returns its path (for OpenSSL's `-in`, `-CAfile`, ...). */
+export type TempFileWriter = (content: string | Buffer, suffix?: string) => Promise<string>;
+
+/**
+ * Numbered files (`file-1.pem`, `file-2.der`, ...) in the directory `dir()` names when a file is
+ * written: a suite's temporary directory, made in its `beforeAll`.
+ */
+export function tempFileWriter(dir: () => string): TempFileWriter {
+  let count = 0;
+  return async (content, suffix = '.pem') => {
+    count += 1;
+    const file = path.join(dir(), `file-${count}${suffix}`);
+    await fs.writeFile(file, content);
+    return file;
+  };
 }
 
 export async function makeTempDir(): Promise<string> {

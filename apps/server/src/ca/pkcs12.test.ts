@@ -1,23 +1,23 @@
 import { execFile } from 'node:child_process';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CertificateAuthority, type IssuedCertificate } from './authority.js';
-import { makeTempDir, openssl, removeTempDir, runOpenssl } from './openssl-cli.testing.js';
+import { type CertificateAuthority, type IssuedCertificate } from './authority.js';
+import { loadTestCa } from './test-ca.testing.js';
+import {
+  makeTempDir,
+  publicKeyOfCertificate,
+  publicKeyOfPrivateKey,
+  removeTempDir,
+  runOpenssl,
+  tempFileWriter,
+} from './openssl-cli.testing.js';
 import { buildPkcs12, type Pkcs12Format } from './pkcs12.js';
 
 let tmp: string;
 let ca: CertificateAuthority;
 const members: Partial<Record<'rsa-2048' | 'ecdsa-p256', IssuedCertificate>> = {};
-let fileCount = 0;
-
-async function write(content: string | Buffer, suffix: string): Promise<string> {
-  fileCount += 1;
-  const file = path.join(tmp, `file-${fileCount}${suffix}`);
-  await fs.writeFile(file, content);
-  return file;
-}
+const write = tempFileWriter(() => tmp);
 
 async function keystore(issued: IssuedCertificate, format: Pkcs12Format): Promise<string> {
   const pfx = await buildPkcs12({
@@ -45,17 +45,9 @@ async function info(file: string, password: string, ...options: string[]) {
   return { code: result.code, output: result.stderr + result.stdout, bags: result.stdout };
 }
 
-async function publicKeyOfCertificate(pem: string): Promise<string> {
-  return openssl(['x509', '-in', await write(pem, '.pem'), '-noout', '-pubkey']);
-}
-
-async function publicKeyOfPrivateKey(pem: string): Promise<string> {
-  return openssl(['pkey', '-in', await write(pem, '.pem'), '-pubout']);
-}
-
 beforeAll(async () => {
   tmp = await makeTempDir();
-  ca = await CertificateAuthority.loadOrCreate({
+  ca = await loadTestCa({
     dir: path.join(tmp, 'ca'),
     publicBaseUrl: 'https://portal.example.org',
   });

@@ -7,8 +7,9 @@ import type { PublicKeyType } from './key-pair.js';
 export const BACKDATE_MS = 5 * 60_000;
 
 /**
- * Where relying parties fetch revocation data and the issuer (no identity, plain HTTP: product.md
- * §5). caIssuers is the issuing CA's certificate as DER, the form RFC 5280 §4.2.2.1 asks for.
+ * Where relying parties fetch revocation data and the issuer (no identity, plain HTTP:
+ * docs/api.md). caIssuers is the issuing CA's certificate as DER, the form RFC 5280 §4.2.2.1
+ * asks for.
  */
 export interface PublicationUrls {
   readonly crl: string;

@@ -10,11 +10,11 @@ import { MIGRATIONS, migrateToLatest } from '../db/migrate.js';
 import { upgradeBackupRows as hashApprovalCodes } from '../db/migrations/0003-approval-code-hash.js';
 import { upgradeBackupRows as renameKeyPurposes } from '../db/migrations/0004-key-purposes-and-presets.js';
 import type { Database } from '../db/schema.js';
-import { appendAuditEvent } from '../modules/audit/repository.js';
+import { appendAuditEvent } from '../modules/audit/service.js';
 import { JWT_KEY_FILE } from '../modules/auth/token-service.js';
 
 /**
- * `backup FILE` / `restore FILE` (product.md §7): the database and the CA material together in
+ * `backup FILE` / `restore FILE` (docs/deployment.md): the database and the CA material together in
  * one zip archive, for SQLite and PostgreSQL alike.
  *
  *   manifest.json            format, version, engine, migrations, row counts

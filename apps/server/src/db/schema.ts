@@ -1,3 +1,4 @@
+import type { EnrollmentState } from '@callsign/contract';
 import type { ColumnType } from 'kysely';
 
 // Times are epoch milliseconds in bigint columns (the pg pool parses int8 as a JS number), so the
@@ -11,8 +12,8 @@ type Immutable<T> = ColumnType<T, T, never>;
 
 export type MemberStatus = 'pending' | 'active' | 'rejected' | 'revoked';
 export type Role = 'admin';
-/** 0 pending, 1 approved, 2 rejected: the numbers the API shows in `enrollment/list`. */
-export type EnrollmentState = 0 | 1 | 2;
+/** `enrollments.state` holds the numbers the API shows in `enrollment/list` (`ENROLLMENT_STATE`). */
+export type { EnrollmentState };
 export type LoginCodeKind = 'admin' | 'exchange';
 /**
  * What a certificate is for: a member's browser key (.pfx), the key in a TAK settings package, a

@@ -40,7 +40,7 @@ function isFromOwnPages(request: FastifyRequest, ownOrigins: ReadonlySet<string>
 
 /**
  * A client certificate is an ambient credential, like a cookie: any page a member opens could
- * make their browser send it (product.md §2, "No cross-site writes"). On every API route:
+ * make their browser send it (docs/api.md, "No cross-site writes"). On every API route:
  *
  * - a request that changes state (POST, PUT, PATCH, DELETE) or mints a certificate
  *   (`config.mints`) is refused with 403 unless it comes from the portal's own pages (or from no

@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
 import { describeWithMigratedDatabase } from '../db/engine-suite.testing.js';
 import { countsAsFailure, TooManyRequestsError } from '../errors.js';
-import { DatabaseFailureBudget, spendingBudget, type FailureBudget } from './failure-budget.js';
+import { DatabaseFailureBudget, type FailureBudget } from '../modules/auth/failure-budget.js';
+import { spendingBudget } from './failure-budget.js';
 
 async function refusal(budget: FailureBudget, address: string): Promise<unknown> {
   try {

@@ -1,32 +1,6 @@
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import { isCountedFailure, TooManyRequestsError } from '../errors.js';
-import {
-  deleteWindowsBefore,
-  releaseAttempt,
-  reserveAttempt,
-  windowStart,
-  type Reservation,
-} from '../modules/auth/failure-window-repository.js';
-
-/**
- * Guessing is throttled per client address (product.md §3): check-code, the invite check,
- * exchange, enroll and accept share one budget of failures a minute. Past it those calls answer
- * 429 with Retry-After until the minute is over; other addresses are unaffected.
- *
- * An attempt is reserved before it is evaluated, and given back when it turns out not to be a
- * failed guess. So at most the budget is evaluated per address and window, however many guesses
- * arrive at once and through however many instances (the count is in the database).
- */
-export interface FailureBudget {
-  /** Reserves one attempt for the address; throws 429 (with Retry-After) when none is left. */
-  reserve(address: string): Promise<Reservation>;
-  /** Gives back an attempt that was not a failed guess. */
-  release(reservation: Reservation): Promise<void>;
-}
-
-export const FAILURE_WINDOW_MS = 60_000;
+import { isCountedFailure } from '../errors.js';
+import type { FailureBudget } from '../modules/auth/failure-budget.js';
 
 /** How a route spends the budget; `true` means only errors marked by countsAsFailure count. */
 export interface FailureBudgetRule {
@@ -38,39 +12,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route spends its caller's failure budget (see registerFailureBudget). */
     failureBudget?: true | FailureBudgetRule;
-  }
-}
-
-/** The budget in the `failure_windows` table, shared by every instance on the database. */
-export class DatabaseFailureBudget implements FailureBudget {
-  private reserved = 0;
-
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly failuresPerMinute: number,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  async reserve(address: string): Promise<Reservation> {
-    const now = this.now();
-    const reservation = await reserveAttempt(this.db, {
-      address,
-      now,
-      windowMs: FAILURE_WINDOW_MS,
-      limit: this.failuresPerMinute,
-    });
-    if (reservation === undefined) {
-      const startedAt = (await windowStart(this.db, address)) ?? now;
-      throw new TooManyRequestsError((startedAt + FAILURE_WINDOW_MS - now) / 1000);
-    }
-    this.reserved += 1;
-    // Now and then, forget finished windows so the table follows the recent offenders.
-    if (this.reserved % 256 === 0) await deleteWindowsBefore(this.db, now - FAILURE_WINDOW_MS);
-    return reservation;
-  }
-
-  release(reservation: Reservation): Promise<void> {
-    return releaseAttempt(this.db, reservation);
   }
 }
 

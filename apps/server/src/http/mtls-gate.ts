@@ -3,7 +3,7 @@ import { ForbiddenError } from '../errors.js';
 import type { RequestFaces } from '../tls/request-faces.js';
 
 /**
- * Answer on both faces without any identity (product.md §1): API routes that declare
+ * Answer on both faces without any identity (docs/api.md): API routes that declare
  * `config.access: 'open'` (the health check), and the CA's endpoints.
  */
 function isOpenOnBothFaces(request: FastifyRequest, pathname: string): boolean {

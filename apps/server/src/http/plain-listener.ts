@@ -3,7 +3,7 @@ import { closeGracefully, type PortalListener } from '../tls/dual-face-server.js
 
 /**
  * PORTAL_TLS_MODE=proxy: plain HTTP on a loopback or private address, for the reverse proxy that
- * terminates TLS for both faces (product.md §1). The face comes from the Host header the proxy
+ * terminates TLS for both faces (docs/api.md). The face comes from the Host header the proxy
  * passes on, the client certificate from its headers (tls/request-faces.ts). At most
  * `maxConnections` are open at once (`PORTAL_MAX_CONNECTIONS`); absent: no cap.
  */

@@ -1,5 +1,5 @@
 /**
- * Logs never carry a code, token or key (product.md §7). The path is written from the route
+ * Logs never carry a code, token or key (docs/deployment.md). The path is written from the route
  * that matched, with its parameters as the router decoded them, so no spelling of a URL
  * (percent-encoding, case) can slip a code past: a parameter is written only when its name
  * says it holds no secret, and query values never are.

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 const YEAR_SECONDS = 365 * 24 * 60 * 60;
 
 /**
- * Security headers on every answer (product.md §7): a strict CSP with no inline script, HSTS,
+ * Security headers on every answer (docs/deployment.md): a strict CSP with no inline script, HSTS,
  * nosniff, frame denial and a referrer policy that never leaks a code in a URL to another site.
  */
 export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {

@@ -10,7 +10,7 @@ export interface ManifestOptions {
 }
 
 /**
- * `MANIFEST/manifest.xml` of a TAK data package (product.md §6): imported on receipt, kept
+ * `MANIFEST/manifest.xml` of a TAK data package (docs/tak.md): imported on receipt, kept
  * afterwards, one `Content` per file of the package.
  */
 export function buildManifest(options: ManifestOptions): string {

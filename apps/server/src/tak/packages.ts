@@ -58,13 +58,13 @@ export interface PackageContents {
   keystore: Uint8Array;
   /** The chain that validates the TAK server, legacy PKCS#12, password from the settings. */
   truststore: Uint8Array;
-  /** The member's team and role (product.md §11); absent: not written. */
+  /** The member's team and role (docs/tak.md); absent: not written. */
   preset?: MemberPreset | undefined;
 }
 
 /**
  * The settings file of every package, and the second copy older iTAK versions look for at the
- * root of the zip (product.md §6).
+ * root of the zip (docs/tak.md).
  */
 export function settingsFileNames(variant: TakVariant): string[] {
   return variant === 'itak' ? ['server.pref', 'config.pref'] : ['server.pref'];
@@ -110,7 +110,7 @@ export function buildTakPackage(
   return zipSync(zippable);
 }
 
-/** The three packages of product.md §6, in order, all with the same keystore and truststore. */
+/** The three packages (docs/tak.md), in order, all with the same keystore and truststore. */
 export function buildTakPackages(settings: TakSettings, contents: PackageContents): TakPackage[] {
   return TAK_VARIANTS.map(({ variant, title }) => ({
     variant,

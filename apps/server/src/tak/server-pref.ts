@@ -1,7 +1,7 @@
 import type { TakVariant } from './variants.js';
 import { escapeXml, XML_DECLARATION } from './xml.js';
 
-/** A member's team and role (product.md §11), written where the clients read them. */
+/** A member's team and role (docs/tak.md), written where the clients read them. */
 export interface MemberPreset {
   /** One of ATAK's team colours, e.g. `Cyan`. */
   team: string;
@@ -44,7 +44,7 @@ function group(name: string, entries: readonly Entry[]): string[] {
 }
 
 /**
- * What each client reads (product.md §6). ATAK and WinTAK take the certificate keys of connection
+ * What each client reads (docs/tak.md). ATAK and WinTAK take the certificate keys of connection
  * 0 from `cot_streams`; global ones would become ATAK's default certificate for every server, and
  * its importer skips them for a connection it already has, so a renewed package would never
  * install its new key. iTAK and TAK Tracker on iOS read only the unsuffixed (global) keys.
@@ -62,7 +62,7 @@ const CLIENT_PREFERENCES: Record<
 const DEFAULT_TRACKER_ROLE = 'Team Member';
 
 /**
- * `server.pref` (product.md §6): one TLS stream to the TAK server with its own certificate keys
+ * `server.pref` (docs/tak.md): one TLS stream to the TAK server with its own certificate keys
  * (relative `cert/...` locations), plus the unsuffixed keys for the clients that read only those,
  * and the member's callsign, team and role where the variant's client takes them.
  */

@@ -9,7 +9,7 @@ export interface TruststoreSource {
 }
 
 /**
- * The certificates that validate the TAK server's TLS certificate (product.md §6). The file is
+ * The certificates that validate the TAK server's TLS certificate (docs/tak.md). The file is
  * read on every call, so a replaced file takes effect without a restart.
  */
 export async function truststoreCertificates(source: TruststoreSource): Promise<string[]> {

@@ -1,4 +1,4 @@
-/** The three TAK settings packages of product.md §6, in the order the API lists them. */
+/** The three TAK settings packages (docs/tak.md), in the order the API lists them. */
 export const TAK_VARIANTS = [
   { variant: 'atak', title: 'Other' },
   { variant: 'itak', title: 'iOS' },

@@ -5,7 +5,7 @@ import { normalizeSerial } from '../ca/serial.js';
  * What the mTLS face knows about the certificate a connection presented. TLS has already checked
  * the chain against the portal's CA and the validity dates at handshake time (`authorized`);
  * this adds what must be checked on every request: still unexpired on a long-lived connection,
- * issued and recorded by this portal, and not revoked since (product.md §1, §5).
+ * issued and recorded by this portal, and not revoked since (docs/api.md).
  */
 export type ClientCertificateResult =
   | { status: 'absent' }

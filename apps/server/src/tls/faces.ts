@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 
-/** The two faces of the one service (product.md §1). */
+/** The two faces of the one service (docs/api.md). */
 export type Face = 'public' | 'mtls';
 
 const mtlsSockets = new WeakSet<TLSSocket>();

@@ -2,7 +2,8 @@ import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CertificateAuthority, type IssuedCertificate } from '../ca/authority.js';
+import { type CertificateAuthority, type IssuedCertificate } from '../ca/authority.js';
+import { loadTestCa } from '../ca/test-ca.testing.js';
 import { makeTempDir, removeTempDir, selfSignedCertificate } from '../ca/openssl-cli.testing.js';
 import type { RecordedCertificate } from './client-certificate.js';
 import {
@@ -43,7 +44,7 @@ describe('verifyForwardedCertificate', () => {
 
   beforeAll(async () => {
     dir = await makeTempDir();
-    ca = await CertificateAuthority.loadOrCreate({
+    ca = await loadTestCa({
       dir: path.join(dir, 'ca'),
       publicBaseUrl: 'https://portal.example.org',
     });

@@ -8,7 +8,7 @@ import {
 } from './client-certificate.js';
 
 /**
- * Behind a reverse proxy (PORTAL_TLS_MODE=proxy, product.md §1) the proxy terminates TLS and
+ * Behind a reverse proxy (docs/api.md, PORTAL_TLS_MODE=proxy) the proxy terminates TLS and
  * forwards the client certificate it saw as a URL-encoded PEM header (nginx:
  * `$ssl_client_escaped_cert`), with its verdict in a second header (`$ssl_client_verify`).
  * The portal believes neither blindly: the headers count only on a connection from a trusted

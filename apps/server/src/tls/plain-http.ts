@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 
 /**
- * Plain HTTP that arrives on the TLS port (product.md §5). The CA's public files (`/ca/*`: chain,
+ * Plain HTTP that arrives on the TLS port (docs/api.md). The CA's public files (`/ca/*`: chain,
  * CRL, OCSP, issuer certificate) are answered as they are over HTTPS, because the URLs written
  * into certificates are plain `http://`: a relying party such as a TAK Server's JVM fetches them
  * with its own trust store, which does not hold our CA (https there is circular). The answers are

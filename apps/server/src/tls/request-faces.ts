@@ -13,7 +13,7 @@ import {
   verifyForwardedCertificate,
 } from './forwarded-certificate.js';
 
-/** How a request's face and client certificate are told, per listening mode (product.md §1). */
+/** How a request's face and client certificate are told, per listening mode (docs/api.md). */
 export interface RequestFaces {
   faceOf(request: IncomingMessage): Face;
   /** Only asked for requests on the mTLS face. */

@@ -26,7 +26,7 @@ import javax.net.ssl.TrustManagerFactory;
  * <tls keystore="JKS" ... truststore="JKS" ...><crl crlFile=.../></tls> (as its SSLConfig
  * does): a JKS key store with SunX509, the truststore's certificates as PKIX trust anchors, the
  * CRL file loaded once at start into a CertStore, and a client certificate required. It stands in
- * for TAK Server in test/tak-jvm.test.ts, with the files README "Connecting TAK" makes.
+ * for TAK Server in test/tak-jvm.test.ts, with the files docs/tak.md makes.
  *
  * <p>`java TakTlsStandIn.java PORT KEYSTORE TRUSTSTORE PASSWORD CRL`; prints "ready" once it
  * listens on 127.0.0.1, one line per handshake ("accepted CN=..." or "refused: reason"), and exits

@@ -11,7 +11,7 @@ import { curlFace, freePort, run, spawnNode, type RunResult } from '../support/p
 import { REPO_ROOT, SERVER_DIST } from '../support/repo.js';
 
 /**
- * The production shape with real parts (README "Running in production"): nginx from Debian in
+ * The production shape with real parts (docs/deployment.md): nginx from Debian in
  * front of two built portal instances (PORTAL_TLS_MODE=proxy) on one PostgreSQL database, all
  * on loopback. nginx connects to the instances from 127.0.0.2, the only trusted proxy address,
  * so a test speaking straight to an instance from 127.0.0.1 is "any other address".

@@ -21,8 +21,11 @@ export interface ApiRequestOptions {
   contentType?: string;
   /** `Authorization: Bearer ...` */
   bearer?: string;
-  /** A .pfx presented as the client certificate (mTLS face). */
-  key?: { pfxFile: string; password: string };
+  /**
+   * A .pfx presented as the client certificate (mTLS face). The inject tier forwards the
+   * certificate in it as the proxy does (`certificatePem` when given, else read from the file).
+   */
+  key?: { pfxFile: string; password: string; certificatePem?: string };
   headers?: Record<string, string>;
 }
 
@@ -54,7 +57,7 @@ export async function callApi(
     payload = Buffer.isBuffer(options.raw) ? options.raw : Buffer.from(options.raw);
     if (options.contentType !== undefined) headers['content-type'] = options.contentType;
   } else if (method !== 'GET' && method !== 'HEAD') {
-    // As the web app sends every call (spec §7): a JSON content type, also without a body.
+    // As the web app sends every call: a JSON content type, also without a body.
     headers['content-type'] = options.contentType ?? 'application/json';
   }
   if (payload !== undefined) headers['content-length'] = String(payload.length);

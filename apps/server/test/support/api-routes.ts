@@ -1,10 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { openPortal } from '../../src/portal.js';
 import type { ApiRoute } from '../../src/modules/auth/access.js';
+import { openTestPortal } from './inject-portal.js';
 
 /**
  * Every /api route the portal registers, with its declaration (access, mints, failure budget,
@@ -12,18 +8,13 @@ import type { ApiRoute } from '../../src/modules/auth/access.js';
  * every call take their list from here, so a new route is covered without anyone listing it.
  */
 export async function registeredApiRoutes(): Promise<readonly ApiRoute[]> {
-  const workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-routes-'));
-  const portal = await openPortal(
-    loadConfig({ PORTAL_DATA_DIR: path.join(workDir, 'data') }, { version: '0.0.0' }),
-    { migrate: true },
-  );
+  const opened = await openTestPortal({ version: '0.0.0' });
   try {
-    const app = await buildApp(portal, { logger: false });
+    const app = await buildApp(opened.portal, { logger: false });
     await app.close();
     return app.apiRoutes;
   } finally {
-    await portal.close();
-    await rm(workDir, { recursive: true, force: true });
+    await opened.destroy();
   }
 }
 

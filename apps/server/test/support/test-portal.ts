@@ -1,18 +1,18 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { seedTestCa } from '../../src/ca/test-ca.testing.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { hashCode } from '../../src/modules/auth/codes.js';
-import { insertEnrollment } from '../../src/modules/enrollment/repository.js';
-import { insertInviteCode } from '../../src/modules/invites/repository.js';
-import { insertMember } from '../../src/modules/people/repository.js';
 import { startPortal, type RunningPortal } from '../../src/server.js';
 import { callApi, type ApiRequestOptions, type ApiResponse } from './api-client.js';
+import { memberFixtures, type MemberFixtures, type MemberKey } from './member-fixtures.js';
 import { curlFace, freePort, type RunResult } from './processes.js';
+
+export type { MemberKey };
 
 export type Face = 'public' | 'mtls';
 
-export interface TestPortal extends RunningPortal {
+export interface TestPortal extends RunningPortal, MemberFixtures {
   config: Config;
   dataDir: string;
   workDir: string;
@@ -28,25 +28,10 @@ export interface TestPortal extends RunningPortal {
     urlPath: string,
     extra?: string[],
   ): Promise<RunResult & { status: number; body: string }>;
-  /** An active member with a freshly issued certificate, packed as a legacy .pfx file. */
-  addMember(callsign: string, options?: { roles?: 'admin'[] }): Promise<MemberKey>;
-  /** Another key of an active member, issued as a download would (and counted alike). */
-  issueKey(callsign: string): Promise<MemberKey>;
-  /** Someone who enrolled with a new invite code and waits for approval; their enrollment JWT. */
-  addPendingEnrollee(callsign: string, inviteCode: string): Promise<string>;
   /** Stops the server but keeps the data directory (to start again on it). */
   stop(): Promise<void>;
   /** Stops the server and removes everything it wrote. */
   destroy(): Promise<void>;
-}
-
-export interface MemberKey {
-  callsign: string;
-  serial: string;
-  /** The member certificate alone, as PEM. */
-  certificatePem: string;
-  pfxFile: string;
-  password: string;
 }
 
 export interface StartTestPortalOptions {
@@ -73,6 +58,7 @@ export async function startTestPortal(options: StartTestPortalOptions = {}): Pro
     },
     { version: '0.0.0-test' },
   );
+  if (config.caPassphrase === undefined) await seedTestCa(config.caDir, config.host);
   const running = await startPortal(config, { logger: false });
   const chainFile = path.join(workDir, 'chain.pem');
   await writeFile(chainFile, running.portal.ca.chainPem);
@@ -80,31 +66,9 @@ export async function startTestPortal(options: StartTestPortalOptions = {}): Pro
   const origin = (face: Face) => `https://${face === 'mtls' ? config.mtlsHost : host}:${port}`;
   let stopped = false;
 
-  const issueKey = async (callsign: string): Promise<MemberKey> => {
-    const { certificates } = running.portal;
-    const issued = await certificates.issueKeystore(
-      {
-        callsign,
-        purpose: 'browser',
-        actor: { callsign: 'test', clientAddress: null },
-        audit: { action: 'test.issue-key' },
-      },
-      'legacy',
-    );
-    const pfx = issued.keystore;
-    const pfxFile = path.join(workDir, `${callsign}-${issued.serial}.pfx`);
-    await writeFile(pfxFile, pfx, { mode: 0o600 });
-    return {
-      callsign,
-      serial: issued.serial,
-      certificatePem: issued.certificatePem,
-      pfxFile,
-      password: callsign,
-    };
-  };
-
   return {
     ...running,
+    ...memberFixtures(running.portal, workDir),
     config,
     dataDir,
     workDir,
@@ -126,35 +90,6 @@ export async function startTestPortal(options: StartTestPortalOptions = {}): Pro
     },
     curl(face, urlPath, extra = []) {
       return curlFace({ port, host, mtlsHost: config.mtlsHost, chainFile }, face, urlPath, extra);
-    },
-    async addMember(callsign, memberOptions = {}) {
-      await insertMember(running.portal.database.db, {
-        callsign,
-        status: 'active',
-        inviteCode: null,
-        roles: memberOptions.roles ?? [],
-        at: Date.now(),
-      });
-      return issueKey(callsign);
-    },
-    issueKey,
-    async addPendingEnrollee(callsign, inviteCode) {
-      const db = running.portal.database.db;
-      const at = Date.now();
-      await insertInviteCode(db, { code: inviteCode, createdAt: at, ownerCallsign: null });
-      await insertMember(db, { callsign, status: 'pending', inviteCode, roles: [], at });
-      await insertEnrollment(db, {
-        callsign,
-        inviteCode,
-        approvalCodeHash: hashCode('ABCD2345'),
-        createdAt: at,
-      });
-      const token = await running.portal.tokens.issue({
-        scope: 'enrollment',
-        subject: callsign,
-        ttlMs: 60_000,
-      });
-      return token.jwt;
     },
     async stop() {
       if (stopped) return;

@@ -32,7 +32,7 @@ const GuideStepPage = lazyPage(() => import('../guides/tak/guide-step-page'), 'G
 const below = (path: string) => `${path}/*`;
 
 /**
- * The route table of spec §2, every page of the app: each guarded group sits under the guard of
+ * The route table, every page of the app: each guarded group sits under the guard of
  * its row, and each area ends in its own not-found page (behind the area's guard).
  */
 export function AppRoutes() {

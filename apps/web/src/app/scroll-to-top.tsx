@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { useLocation } from 'react-router';
 
-/** Scroll resets to the top on each path change (spec §2). */
+/** Scroll resets to the top on each path change. */
 export function ScrollToTop() {
   const { pathname } = useLocation();
   useEffect(() => {

@@ -1,4 +1,4 @@
-/** The only thing shown while sign-in resolution runs (spec §2); the text is passed in. */
+/** The only thing shown while sign-in resolution runs; the text is passed in. */
 export function LoadingScreen({ text = 'Loading...' }: { text?: string }) {
   return (
     <div

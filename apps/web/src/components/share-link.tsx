@@ -20,7 +20,7 @@ export function LinkQrCode({ link, label, size }: { link: string; label: string;
 }
 
 /**
- * Copies the link to the clipboard; the label says "copied" for 2 seconds (spec §9), a screen
+ * Copies the link to the clipboard; the label says "copied" for 2 seconds, a screen
  * reader hears it, and a refused clipboard shows why.
  */
 export function CopyLinkButton({

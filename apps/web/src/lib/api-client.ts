@@ -15,7 +15,7 @@ export class ApiError extends Error {
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   body?: unknown;
-  /** Send the stored JWT as a Bearer token when there is one (spec §7 "optional Bearer"). */
+  /** Send the stored JWT as a Bearer token when there is one. */
   bearer?: boolean;
   /** An explicit token (the admin flow holds its intermediate tokens in memory). */
   token?: string;

@@ -2,7 +2,7 @@ import { createContext, use, useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LoadingOverlay } from '../components/loading-screen';
 
-/** The global loading flag of spec §4: while set, a loading screen covers the page. */
+/** The global loading flag: while set, a loading screen covers the page. */
 const GlobalLoadingContext = createContext<(loading: boolean) => void>(() => undefined);
 
 export function GlobalLoadingProvider({ children }: { children: ReactNode }) {

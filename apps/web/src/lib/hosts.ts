@@ -9,7 +9,7 @@ export function publicOrigin(host: string = window.location.host): string {
   return `https://${publicHost(host)}`;
 }
 
-/** The authenticated footer is shown on the mTLS face (spec §2). */
+/** The authenticated footer is shown on the mTLS face. */
 export function isMtlsOrigin(origin: string = window.location.origin): boolean {
   return origin.includes(MTLS_PREFIX);
 }

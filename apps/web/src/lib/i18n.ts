@@ -6,7 +6,7 @@ import LocalStorageBackend from 'i18next-localstorage-backend';
 import { initReactI18next } from 'react-i18next';
 import { LANGUAGE_STORAGE_KEY } from './storage-keys';
 
-/** Languages of spec §9: English is the fallback. */
+/** The app's languages, English and Finnish; English is the fallback. */
 export const LANGUAGES = [
   { code: 'en', label: 'English' },
   { code: 'fi', label: 'Suomi' },

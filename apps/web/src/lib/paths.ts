@@ -1,7 +1,7 @@
 /**
- * Every page of the app (spec §2 "Route table", named as the spec names them), for the route
- * table in `app/router.tsx` and for every link, redirect and navigation. A page with a parameter
- * has its pattern (`path`, for the route table) and `href(value)` (for links; the value encoded).
+ * Every page of the app by name, for the route table in `app/router.tsx` and for every link,
+ * redirect and navigation. A page with a parameter has its pattern (`path`, for the route table)
+ * and `href(value)` (for links; the value encoded).
  */
 
 function withParam<Base extends string, Name extends string>(base: Base, name: Name) {

@@ -1,4 +1,4 @@
-/** The client platforms of spec §3; detection defaults to Android. */
+/** The client platforms the guides cover; detection defaults to Android. */
 export type Platform = 'MacOS' | 'Windows' | 'Android' | 'iOS';
 
 export function detectPlatform(userAgent: string = navigator.userAgent, touchPoints = 0): Platform {

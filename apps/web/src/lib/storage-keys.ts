@@ -1,4 +1,4 @@
-/** Browser storage keys of spec §3. The language choice is kept by i18next under `i18nextLng`. */
+/** The app's browser storage keys. The language choice is kept by i18next under `i18nextLng`. */
 export const STORAGE_KEYS = {
   token: 'token',
   callsign: 'callsign',

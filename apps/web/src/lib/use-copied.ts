@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { COPIED_INDICATOR_MS } from '@callsign/contract';
 import { errorMessage } from './api-client';
 
-/** Copies text to the clipboard; `copied` stays true for 2 seconds (spec §9). */
+/** Copies text to the clipboard; `copied` stays true for 2 seconds. */
 export function useCopied(duration = COPIED_INDICATOR_MS) {
   const [copied, setCopied] = useState(false);
   const [copyError, setCopyError] = useState<string | null>(null);

@@ -7,8 +7,8 @@ import {
 } from '@callsign/contract';
 
 /**
- * The validation rules of spec §5 as plain functions (zod stays out of the login bundle). Each
- * returns the spec's message key, or undefined when the value is fine.
+ * The login and callsign validation rules as plain functions (zod stays out of the login
+ * bundle). Each returns its message's translation key, or undefined when the value is fine.
  */
 export type LoginCodeError = 'login-code-required' | 'code-is-wrong';
 export type CallsignError =

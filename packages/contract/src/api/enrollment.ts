@@ -16,10 +16,14 @@ export const enrollResponseSchema = z.object({
   callsign: z.string(),
 });
 
-/** The decision on an enrollment: 0 pending, 1 approved, 2 rejected (spec §3). */
+/** The decision on an enrollment: 0 pending, 1 approved, 2 rejected. */
 export const ENROLLMENT_STATE = { pending: 0, approved: 1, rejected: 2 } as const;
 export const enrollmentStateNameSchema = z.enum(['pending', 'approved', 'rejected']);
-export const enrollmentStateSchema = z.union([z.literal(0), z.literal(1), z.literal(2)]);
+export const enrollmentStateSchema = z.union([
+  z.literal(ENROLLMENT_STATE.pending),
+  z.literal(ENROLLMENT_STATE.approved),
+  z.literal(ENROLLMENT_STATE.rejected),
+]);
 
 /**
  * Where an enrollee stands: their enrollment's decision, or `revoked` once an admin revoked them
@@ -33,7 +37,7 @@ export const acceptanceResponseSchema = z.object({
   state: acceptanceStateSchema,
 });
 
-/** GET enrollment/list (admin): approvecode is always "" here (product.md §4). */
+/** GET enrollment/list (admin): approvecode is always "" here (docs/api.md). */
 export const enrollmentListResponseSchema = z.object({
   callsign_list: z.array(
     z.object({

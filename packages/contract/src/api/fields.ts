@@ -4,7 +4,7 @@ import { LOGIN_CODE_MAX_LENGTH } from '../limits.js';
 
 /**
  * Field schemas the calls share. Codes are compared case-insensitively: the server upper-cases
- * whatever arrives (product.md §3).
+ * whatever arrives (docs/api.md).
  */
 export const codeField = z
   .string()
@@ -16,7 +16,7 @@ export const codeField = z
 
 export const callsignField = callsignSchema;
 
-/** Approval codes are free text on the client (spec §5); the server compares upper-cased. */
+/** Approval codes are free text on the client; the server compares upper-cased. */
 export const approvalCodeField = z.string().max(LOGIN_CODE_MAX_LENGTH);
 
 export const successTrue = z.literal(true);

@@ -9,7 +9,7 @@ export const takPackageSchema = z.object({
   data: z.string().regex(/^data:application\/zip;base64,[A-Za-z0-9+/]*={0,2}$/),
 });
 
-/** GET instructions/user (valid user): the three TAK packages, Other, iOS, tracker (§6). */
+/** GET instructions/user (valid user): the TAK packages, Other, iOS, tracker (docs/tak.md). */
 export const instructionsResponseSchema = z.object({
   files: z.object({ tak: z.array(takPackageSchema) }),
 });

@@ -1,7 +1,7 @@
 import type { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Portal } from '../../portal.js';
-import { appendAuditEvent } from '../../modules/audit/repository.js';
+import { appendAuditEvent } from '../../modules/audit/service.js';
 import { truststoreCertificates } from '../../tak/truststore.js';
 import { probeTcp, probeTls, type TlsProbeOptions, type TlsProbeResult } from './tls-probe.js';
 import {
@@ -75,7 +75,7 @@ function refusalHint(reason: string): string {
 }
 
 /**
- * The readiness check an operator runs against their TAK Server (README "Connecting TAK"): the
+ * The readiness check an operator runs against their TAK Server (docs/tak.md): the
  * server's certificate, whether it chains to the truststore the packages carry, and the server's
  * verdict on a fresh member certificate and on a revoked one. `report` gets one line per check;
  * the answer is the number of failed checks.

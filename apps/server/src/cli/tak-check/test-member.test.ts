@@ -2,6 +2,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { seedTestCa } from '../../ca/test-ca.testing.js';
 import { loadConfig } from '../../config.js';
 import { openPortal, type Portal } from '../../portal.js';
 import { findMemberByCallsign } from '../../modules/people/repository.js';
@@ -21,9 +22,9 @@ describe('the tak-check test member', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'tak-check-member-'));
-    portal = await openPortal(loadConfig({ PORTAL_DATA_DIR: path.join(dir, 'data') }), {
-      migrate: true,
-    });
+    const config = loadConfig({ PORTAL_DATA_DIR: path.join(dir, 'data') });
+    await seedTestCa(config.caDir, config.host);
+    portal = await openPortal(config, { migrate: true });
   });
   afterAll(async () => {
     await portal.close();

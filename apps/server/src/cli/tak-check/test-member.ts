@@ -4,9 +4,8 @@ import path from 'node:path';
 import type { IssuedCertificate } from '../../ca/authority.js';
 import { normalizeSerial } from '../../ca/serial.js';
 import type { Portal } from '../../portal.js';
-import { appendAuditEvent } from '../../modules/audit/repository.js';
-import { findCertificateBySerial } from '../../modules/certificates/repository.js';
-import { insertMember } from '../../modules/people/repository.js';
+import { appendAuditEvent } from '../../modules/audit/service.js';
+import { addMember } from '../../modules/people/service.js';
 import { revokeMember } from '../../modules/people/revocation.js';
 import type { ClientIdentity } from './tls-probe.js';
 
@@ -35,7 +34,7 @@ export async function createTestMember(
   const callsign = testCallsign(at);
   const db = portal.database.db;
   await db.transaction().execute(async (trx) => {
-    const inserted = await insertMember(trx, {
+    const inserted = await addMember(trx, {
       callsign,
       status: 'active',
       inviteCode: null,
@@ -124,15 +123,13 @@ export async function loadRevokedTestKey(
   )?.[0];
   if (certificatePem === undefined || privateKeyPem === undefined) return undefined;
   const certificate = new X509Certificate(certificatePem);
-  const record = await findCertificateBySerial(
-    portal.database.db,
-    normalizeSerial(certificate.serialNumber),
-  );
+  const serial = normalizeSerial(certificate.serialNumber);
+  const record = await portal.certificates.lookup(serial);
   if (record === undefined || record.revokedAt === null) return undefined;
   if (new Date(certificate.validTo).getTime() - now.getTime() < KEEP_UNTIL_MS) return undefined;
   return {
     callsign: record.callsign,
-    serial: record.serial,
+    serial,
     revokedAt: record.revokedAt,
     identity: { certificatePem, privateKeyPem, chainPem: [portal.ca.issuingCertificatePem] },
   };

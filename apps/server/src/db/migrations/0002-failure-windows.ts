@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 // The failure budget of each client address (http/failure-budget.ts), in the database so that
-// every instance on one PostgreSQL counts the same failures (product.md §1, §3).
+// every instance on one PostgreSQL counts the same failures (docs/api.md).
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

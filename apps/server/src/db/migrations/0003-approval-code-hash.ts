@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 
-// Approval codes are stored as a hash, like login codes (product.md §3): a database or a backup
+// Approval codes are stored as a hash, like login codes (docs/api.md): a database or a backup
 // no longer shows the code an enrollee holds. The code is upper-cased and trimmed first, as the
 // comparison does. This migration keeps its own copy of the hash on purpose: what it wrote must
 // not change if the application's hashing ever does.

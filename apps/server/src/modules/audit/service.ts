@@ -5,15 +5,28 @@ import {
   type AuditListQuery,
 } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
 import { BadRequestError } from '../../errors.js';
 import type { Actor } from '../auth/actor.js';
 import {
-  appendAuditEvent,
+  appendAuditEvent as insertAuditEvent,
   findAuditCursor,
   listAuditEvents,
   type AuditEvent,
   type AuditFilter,
+  type NewAuditEvent,
 } from './repository.js';
+
+export type { NewAuditEvent };
+
+/**
+ * Appends to the audit log, as every other module does. A state change passes its own
+ * transaction, so its event commits or rolls back with it; a refusal that changed nothing
+ * appends on its own. `detail` never holds a code, token or key. Returns the event's id.
+ */
+export function appendAuditEvent(executor: Executor, event: NewAuditEvent): Promise<string> {
+  return insertAuditEvent(executor, event);
+}
 
 /** Rows read per query while an export streams: bounded memory, and the database never held. */
 export const EXPORT_PAGE = 500;
@@ -35,7 +48,7 @@ export function auditFilterOf(query: FilterQuery): AuditFilter {
 }
 
 /**
- * The audit log as admins read it (product.md §12): pages newest first, and exports of a whole
+ * The audit log as admins read it (docs/operations.md): pages newest first, and exports of a whole
  * filtered range. It only reads and appends: no call changes or removes an event (the database
  * refuses that too).
  */
@@ -66,7 +79,7 @@ export class AuditService {
   async export(actor: Actor, filter: AuditFilter): Promise<AsyncGenerator<AuditEvent>> {
     const at = this.now().getTime();
     const until = filter.to === undefined ? at : Math.min(filter.to, at);
-    await appendAuditEvent(this.db, {
+    await insertAuditEvent(this.db, {
       at,
       actor: actor.callsign,
       action: 'audit.export',

@@ -13,10 +13,10 @@ import {
 import type { TokenClaims, TokenService } from './token-service.js';
 
 /**
- * Who may call a route (product.md §2, §4), declared on the route itself as `config.access`:
+ * Who may call a route (docs/api.md), declared on the route itself as `config.access`:
  *
  * - `open`: anyone, on both faces; the mTLS face does not ask for a key either (healthcheck).
- * - `none`: anyone; on the mTLS face the gate still wants a valid key (product.md §1).
+ * - `none`: anyone; on the mTLS face the gate still wants a valid key (docs/api.md).
  * - `first-admin`: a bearer JWT of scope first-admin.
  * - `any`: any identity: a key on the mTLS face, or a bearer JWT of any scope on the public one.
  * - `member`: a valid user (an active member), by key or by bearer JWT.
@@ -86,7 +86,7 @@ declare module 'fastify' {
 
 /**
  * Resolves the caller of a request against the access its route declares, throwing
- * the 403 of product.md §4 when they fall short. The one place identities become callers.
+ * 403 (docs/api.md) when they fall short. The one place identities become callers.
  */
 export class Authenticator {
   constructor(

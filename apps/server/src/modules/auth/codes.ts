@@ -11,7 +11,7 @@ export function generateCode(length: number): string {
 }
 
 /**
- * Login codes are stored only as a hash (product.md §3). They are upper-cased first because codes
+ * Login codes are stored only as a hash (docs/api.md). They are upper-cased first because codes
  * compare case-insensitively. A plain SHA-256 suffices: a 12-character code from a 32-letter
  * alphabet carries 60 bits, is single use and expires.
  */

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/transaction.js';
 
 /**
  * The `failure_windows` table: per client address, when its current window began and how many
- * attempts it holds (failed guesses, and guesses still being evaluated). http/failure-budget.ts
+ * attempts it holds (failed guesses, and guesses still being evaluated). failure-budget.ts
  * holds the rule; this is its SQL.
  */
 

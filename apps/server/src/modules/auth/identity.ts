@@ -3,7 +3,7 @@ import type { AuthType } from '@callsign/contract';
 import type { TokenClaims, TokenService } from './token-service.js';
 
 /**
- * Who is asking (product.md §2): on the mTLS face the verified client certificate, on the public
+ * Who is asking (docs/api.md): on the mTLS face the verified client certificate, on the public
  * face a valid bearer JWT. Nothing else identifies a request.
  */
 export type Identity =

@@ -14,7 +14,7 @@ function presentMember(caller: MemberCaller): CheckAuthResponse {
 
 const schema = { response: { 200: checkAuthResponseSchema } };
 
-/** GET check-auth/mtls_or_jwt, validuser and validuser/admin (product.md §4): sign-in checks. */
+/** GET check-auth/mtls_or_jwt, validuser and validuser/admin (docs/api.md): sign-in checks. */
 export function registerAuthRoutes(fastify: FastifyInstance): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 

@@ -13,7 +13,7 @@ import type { CryptoKey, JWTPayload } from 'jose';
 import { tokenScopeSchema, type TokenScope } from '@callsign/contract';
 
 /**
- * The portal's JWTs (product.md §2): ES256, signed with a key made at first start and kept with
+ * The portal's JWTs (docs/api.md): ES256, signed with a key made at first start and kept with
  * the CA material. Claims: `sub` (callsign; absent for the first-admin session), `scope`, `jti`,
  * `iat`, `exp`.
  */

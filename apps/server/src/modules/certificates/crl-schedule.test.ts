@@ -1,7 +1,8 @@
 import { X509Crl } from '@peculiar/x509';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import { CertificateAuthority } from '../../ca/authority.js';
+import { type CertificateAuthority } from '../../ca/authority.js';
+import { loadTestCa } from '../../ca/test-ca.testing.js';
 import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
 import { recordIssuedCertificate, revokeCertificate } from './repository.js';
 import { Membership } from '../people/membership.js';
@@ -17,10 +18,10 @@ function datesOf(pem: string) {
   return { thisUpdate: crl.thisUpdate.getTime(), nextUpdate: crl.nextUpdate?.getTime() };
 }
 
-describeWithMigratedDatabase('the CRL schedule (product.md §5)', (database) => {
+describeWithMigratedDatabase('the CRL schedule (docs/api.md)', (database) => {
   let ca: CertificateAuthority;
   beforeAll(async () => {
-    ca = await CertificateAuthority.loadOrCreate({
+    ca = await loadTestCa({
       dir: path.join(database.scratch.dataDir, 'ca'),
       publicBaseUrl: 'https://portal.example.org',
     });

@@ -3,8 +3,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
-import { CertificateAuthority } from '../../ca/authority.js';
+import { type CertificateAuthority } from '../../ca/authority.js';
 import { KeyPool } from '../../ca/key-pool.js';
+import { loadTestCa } from '../../ca/test-ca.testing.js';
 import { PortalMetrics } from '../../metrics/portal-metrics.js';
 import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
 import { BadRequestError, ForbiddenError, TooManyRequestsError } from '../../errors.js';
@@ -69,7 +70,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
   const db = () => database.handle.db;
 
   beforeAll(async () => {
-    realCa = await CertificateAuthority.loadOrCreate({
+    realCa = await loadTestCa({
       dir: path.join(database.scratch.dataDir, 'ca'),
       publicBaseUrl: 'https://portal.example.org',
     });

@@ -17,7 +17,7 @@ import type { CertificatePurpose, Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { BadRequestError, TooManyRequestsError } from '../../errors.js';
 import type { CertificateMetrics } from '../../metrics/portal-metrics.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { HourlyRefusals, MintsInFlight, type MintingSlots } from './minting-limits.js';
 import { recentIssuanceTimes, recordIssuedCertificate } from './repository.js';
@@ -94,7 +94,7 @@ export interface IssuanceLimits {
 const HOUR_MS = 3_600_000;
 
 /**
- * The one way a member gets a certificate (product.md §5, §9, §10): the member must be active;
+ * The one way a member gets a certificate (docs/api.md): the member must be active;
  * one mint per member at a time; at most `keysPerHour` a member an hour; key generation in a
  * bounded number of slots; then, in one transaction under the membership lock, the member is
  * checked again, the certificate recorded and the issuance audited. Nothing is recorded when any
@@ -128,7 +128,7 @@ export class MemberIssuer {
   }
 
   /**
-   * A certificate for a key made here, packed as the member's keystore (product.md §5): the
+   * A certificate for a key made here, packed as the member's keystore (docs/api.md): the
    * password and friendly name are the callsign as the record has it, the CA chain included.
    */
   async issueKeystore(

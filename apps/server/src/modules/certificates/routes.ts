@@ -8,7 +8,7 @@ function sendOcsp(reply: FastifyReply, response: Buffer): FastifyReply {
   return reply.type('application/ocsp-response').header('cache-control', 'no-cache').send(response);
 }
 
-/** The CA's public endpoints, on both faces and without identity (product.md §1, §5). */
+/** The CA's public endpoints, on both faces and without identity (docs/api.md). */
 export function registerCaRoutes(app: FastifyInstance, certificates: CertificateService): void {
   app.get(caPaths.chain, async (_request, reply) => {
     return reply

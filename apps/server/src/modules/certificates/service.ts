@@ -2,7 +2,7 @@ import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority
 import type { KeyPool } from '../../ca/key-pool.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
 import type { Pkcs12Format } from '../../ca/pkcs12.js';
-import type { KeyAlgorithm } from '../../config.js';
+import type { KeyAlgorithm } from '../../ca/key-pair.js';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { Kysely } from 'kysely';
@@ -11,7 +11,7 @@ import {
   type CertificateMetrics,
 } from '../../metrics/portal-metrics.js';
 import type { CertificateLookup } from '../../tls/client-certificate.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import {
   MemberIssuer,
@@ -83,7 +83,7 @@ export interface CertificateServiceOptions {
 }
 
 /**
- * Issues member certificates and keeps the record of every one (product.md §5), revokes them,
+ * Issues member certificates and keeps the record of every one (docs/api.md), revokes them,
  * and keeps the published CRL in step with the record, whichever process revoked.
  */
 export class CertificateService {
@@ -141,7 +141,7 @@ export class CertificateService {
 
   /**
    * `issueForMember` with a key made here (`PORTAL_KEY_ALGORITHM`), packed as the member's
-   * keystore (product.md §5) in the same minting slot as the key generation, before anything is
+   * keystore (docs/api.md) in the same minting slot as the key generation, before anything is
    * recorded: the private key leaves only inside the keystore.
    */
   issueKeystore(

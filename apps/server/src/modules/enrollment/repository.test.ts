@@ -1,3 +1,4 @@
+import { ENROLLMENT_STATE } from '@callsign/contract';
 import { expect, it } from 'vitest';
 import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
 import { hashCode } from '../auth/codes.js';
@@ -46,7 +47,7 @@ describeWithMigratedDatabase('enrollment repository', (database) => {
       callsign: 'Kilo1',
       inviteCode: 'INVITE22',
       approvalCodeHash: hashCode('APPR2345'),
-      state: 0,
+      state: ENROLLMENT_STATE.pending,
       createdAt: T,
       decidedAt: null,
       decidedBy: null,
@@ -87,7 +88,7 @@ describeWithMigratedDatabase('enrollment repository', (database) => {
       Array.from({ length: 10 }, (_, i) =>
         db.transaction().execute((trx) =>
           decideEnrollment(trx, 'Race1', {
-            state: i % 2 === 0 ? 1 : 2,
+            state: i % 2 === 0 ? ENROLLMENT_STATE.approved : ENROLLMENT_STATE.rejected,
             at: T + i,
             by: `Admin${i}`,
             lockReason: 'locked',
@@ -98,7 +99,9 @@ describeWithMigratedDatabase('enrollment repository', (database) => {
     expect(results.filter(Boolean)).toHaveLength(1);
     const decided = await findEnrollment(db, 'Race1');
     expect(decided?.decidedAt).not.toBeNull();
-    expect(decided?.state).not.toBe(0);
-    expect(await decideEnrollment(db, 'Race1', { state: 1, at: T, by: 'Late1' })).toBe(false);
+    expect(decided?.state).not.toBe(ENROLLMENT_STATE.pending);
+    expect(
+      await decideEnrollment(db, 'Race1', { state: ENROLLMENT_STATE.approved, at: T, by: 'Late1' }),
+    ).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely';
+import { ENROLLMENT_STATE } from '@callsign/contract';
 import type { EnrollmentsTable, EnrollmentState, MemberStatus } from '../../db/schema.js';
 import { isPostgres, sqliteChangeFingerprint, type Executor } from '../../db/transaction.js';
 
@@ -23,7 +24,7 @@ export interface NewEnrollment {
 }
 
 export interface Decision {
-  state: Exclude<EnrollmentState, 0>;
+  state: Exclude<EnrollmentState, typeof ENROLLMENT_STATE.pending>;
   at: number;
   by: string;
   lockReason?: string;
@@ -40,7 +41,7 @@ export async function insertEnrollment(
       callsign: enrollment.callsign,
       invite_code: enrollment.inviteCode,
       approval_code_hash: enrollment.approvalCodeHash,
-      state: 0,
+      state: ENROLLMENT_STATE.pending,
       created_at: enrollment.createdAt,
     })
     .execute();
@@ -154,7 +155,7 @@ export async function decideEnrollment(
       lock_reason: decision.lockReason ?? null,
     })
     .where('callsign', '=', callsign)
-    .where('state', '=', 0)
+    .where('state', '=', ENROLLMENT_STATE.pending)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

@@ -18,7 +18,7 @@ import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
 import { EnrollmentService } from './service.js';
 
-/** The enrollment calls of product.md §4: invite check, enroll, poll, list, accept, lock. */
+/** The enrollment calls (docs/api.md): invite check, enroll, poll, list, accept, lock. */
 export function registerEnrollmentRoutes(fastify: FastifyInstance, context: RouteContext): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const service = new EnrollmentService({

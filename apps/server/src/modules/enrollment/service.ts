@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import {
   CODE_LENGTH,
+  ENROLLMENT_STATE,
   type AcceptanceState,
   type EnrollmentListResponse,
   type EnrollmentStateName,
@@ -15,12 +16,12 @@ import {
   ForbiddenError,
   NotFoundError,
 } from '../../errors.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import type { TokenService } from '../auth/token-service.js';
-import { findInviteCode, inviteCodeState, recordInviteUse } from '../invites/repository.js';
-import { insertMember, setMemberStatus } from '../people/repository.js';
+import { isInviteCodeUsable, useInviteCode } from '../invites/service.js';
+import { addMember, moveMember } from '../people/service.js';
 import {
   decideEnrollment,
   enrollmentListFingerprint,
@@ -31,6 +32,9 @@ import {
   type Decision,
   type Enrollment,
 } from './repository.js';
+
+/** How many enrollments stand in each state; the metrics read it when Prometheus scrapes. */
+export { countEnrollmentsByState } from './repository.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -49,9 +53,9 @@ export interface EnrollmentServiceOptions {
 }
 
 const STATE_NAMES: Record<EnrollmentState, EnrollmentStateName> = {
-  0: 'pending',
-  1: 'approved',
-  2: 'rejected',
+  [ENROLLMENT_STATE.pending]: 'pending',
+  [ENROLLMENT_STATE.approved]: 'approved',
+  [ENROLLMENT_STATE.rejected]: 'rejected',
 };
 
 export interface Acceptance {
@@ -67,7 +71,7 @@ export interface Enrolled {
 }
 
 /**
- * The life of an enrollment (spec §4, product.md §4):
+ * The life of an enrollment (docs/api.md):
  *
  *   (none) --enroll--> pending --accept (admin, approval code)--> approved   member: active
  *                              \-lock (admin, reason)-----------> rejected   member: rejected
@@ -83,8 +87,7 @@ export class EnrollmentService {
   /** The invite check: true only for a code that admits people now. */
   async isInviteCodeActive(code: string): Promise<boolean> {
     const { db, now } = this.options;
-    const invite = await findInviteCode(db, code);
-    return invite !== undefined && inviteCodeState(invite, now().getTime()) === 'usable';
+    return isInviteCodeUsable(db, code, now().getTime());
   }
 
   /**
@@ -100,9 +103,9 @@ export class EnrollmentService {
     const { callsign, inviteCode } = input;
     const approvalCode = generateCode(CODE_LENGTH.approval);
     return db.transaction().execute(async (trx) => {
-      await this.useInviteCode(trx, inviteCode, at);
+      await useInviteCode(trx, inviteCode, at);
       const member = { callsign, status: 'pending', inviteCode, roles: [], at } as const;
-      if (!(await insertMember(trx, member))) {
+      if (!(await addMember(trx, member))) {
         throw countsAsFailure(new BadRequestError('Callsign taken'));
       }
       await insertEnrollment(trx, {
@@ -137,7 +140,10 @@ export class EnrollmentService {
       callsign === null ? undefined : await findEnrollmentStanding(this.options.db, callsign);
     if (standing === undefined) throw new NotFoundError('No enrollment for this caller');
     if (standing.memberStatus === 'revoked') return { accepted: false, state: 'revoked' };
-    return { accepted: standing.state === 1, state: STATE_NAMES[standing.state] };
+    return {
+      accepted: standing.state === ENROLLMENT_STATE.approved,
+      state: STATE_NAMES[standing.state],
+    };
   }
 
   /** The last enrollment list this instance built, and the fingerprint the data had then. */
@@ -185,13 +191,18 @@ export class EnrollmentService {
   ): Promise<Enrollment> {
     let refused: { target: string; error: Error } | undefined;
     try {
-      return await this.decide(actor, input.callsign, { state: 1 }, (enrollment) => {
-        if (!matchesHash(input.approvalCode, enrollment.approvalCodeHash)) {
-          const error = countsAsFailure(new ForbiddenError('Wrong approval code'));
-          refused = { target: enrollment.callsign, error };
-          throw error;
-        }
-      });
+      return await this.decide(
+        actor,
+        input.callsign,
+        { state: ENROLLMENT_STATE.approved },
+        (enrollment) => {
+          if (!matchesHash(input.approvalCode, enrollment.approvalCodeHash)) {
+            const error = countsAsFailure(new ForbiddenError('Wrong approval code'));
+            refused = { target: enrollment.callsign, error };
+            throw error;
+          }
+        },
+      );
     } catch (error) {
       if (refused !== undefined && error === refused.error) {
         await appendAuditEvent(this.options.db, {
@@ -210,7 +221,10 @@ export class EnrollmentService {
 
   /** pending -> rejected. */
   lock(actor: Actor, input: { callsign: string; lockReason: string }): Promise<Enrollment> {
-    return this.decide(actor, input.callsign, { state: 2, lockReason: input.lockReason });
+    return this.decide(actor, input.callsign, {
+      state: ENROLLMENT_STATE.rejected,
+      lockReason: input.lockReason,
+    });
   }
 
   /**
@@ -230,19 +244,20 @@ export class EnrollmentService {
     return db.transaction().execute(async (trx) => {
       const enrollment = await findEnrollment(trx, callsign);
       if (enrollment === undefined) throw new NotFoundError('No such enrollment');
-      if (enrollment.state !== 0) throw notPending();
+      if (enrollment.state !== ENROLLMENT_STATE.pending) throw notPending();
       check(enrollment);
       if (!(await decideEnrollment(trx, enrollment.callsign, { ...decision, at, by: admin }))) {
         throw notPending();
       }
-      const status = decision.state === 1 ? 'active' : 'rejected';
-      const moved = await setMemberStatus(trx, enrollment.callsign, {
+      const approved = decision.state === ENROLLMENT_STATE.approved;
+      const status = approved ? 'active' : 'rejected';
+      const moved = await moveMember(trx, enrollment.callsign, {
         status,
         at,
         from: ['pending'],
       });
       if (!moved) throw notPending();
-      const action = decision.state === 1 ? 'enrollment.accept' : 'enrollment.lock';
+      const action = approved ? 'enrollment.accept' : 'enrollment.lock';
       const detail =
         decision.lockReason === undefined ? undefined : { lock_reason: decision.lockReason };
       await appendAuditEvent(trx, {
@@ -263,28 +278,9 @@ export class EnrollmentService {
       };
     });
   }
-
-  /** Counts one enrollment against the invite code: 404 unknown or deleted, 400 not usable. */
-  private async useInviteCode(trx: Executor, code: string, at: number): Promise<void> {
-    if (await recordInviteUse(trx, code, at)) return;
-    const invite = await findInviteCode(trx, code);
-    const state = invite === undefined ? 'deleted' : inviteCodeState(invite, at);
-    switch (state) {
-      case 'deleted':
-        throw countsAsFailure(new NotFoundError('Unknown invite code'));
-      case 'deactivated':
-      case 'expired':
-        throw countsAsFailure(new BadRequestError(`Invite code ${state}`));
-      case 'used-up':
-        throw countsAsFailure(new BadRequestError('Invite code used up'));
-      case 'usable':
-        // Changed under us between the two statements; refuse rather than guess.
-        throw countsAsFailure(new BadRequestError('Invite code not usable'));
-    }
-  }
 }
 
-/** Codes compare upper-cased and trimmed (product.md §3), by their hash, in constant time. */
+/** Codes compare upper-cased and trimmed (docs/api.md), by their hash, in constant time. */
 function matchesHash(given: string, expectedHash: string): boolean {
   const expected = Buffer.from(expectedHash, 'hex');
   const actual = Buffer.from(hashCode(given), 'hex');

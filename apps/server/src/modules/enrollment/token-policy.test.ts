@@ -1,5 +1,5 @@
 import { beforeAll, expect, it } from 'vitest';
-import type { TokenScope } from '@callsign/contract';
+import { ENROLLMENT_STATE, type TokenScope } from '@callsign/contract';
 import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
 import { hashCode } from '../auth/codes.js';
 import type { TokenClaims } from '../auth/token-service.js';
@@ -37,8 +37,17 @@ describeWithMigratedDatabase('enrollment token policy', (database) => {
         createdAt: T,
       });
     }
-    await decideEnrollment(db, 'Approved1', { state: 1, at: T, by: 'Boss1' });
-    await decideEnrollment(db, 'Rejected1', { state: 2, at: T, by: 'Boss1', lockReason: 'no' });
+    await decideEnrollment(db, 'Approved1', {
+      state: ENROLLMENT_STATE.approved,
+      at: T,
+      by: 'Boss1',
+    });
+    await decideEnrollment(db, 'Rejected1', {
+      state: ENROLLMENT_STATE.rejected,
+      at: T,
+      by: 'Boss1',
+      lockReason: 'no',
+    });
   });
 
   it('lets the token of a pending enrollment count, however long it waits', async () => {

@@ -5,7 +5,7 @@ import { findEnrollment } from './repository.js';
 
 /**
  * An enrollment token keeps working until the enrollment is decided plus the grace period
- * (product.md §2), so a member approved late can still download the key. It stops at once when
+ * (docs/api.md), so a member approved late can still download the key. It stops at once when
  * the enrollment no longer exists. Tokens of other scopes are not this policy's business.
  */
 export function enrollmentTokenPolicy(

@@ -1,10 +1,9 @@
 import { CODE_LENGTH } from '@callsign/contract';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import { generateCode, hashCode } from '../auth/codes.js';
-import { insertLoginCode } from '../auth/login-code-repository.js';
-import { countActiveAdmins } from '../people/repository.js';
+import { insertLoginCode } from './login-code-repository.js';
 
 export interface AdminCodeOptions {
   ttlMs: number;
@@ -13,7 +12,7 @@ export interface AdminCodeOptions {
   now?: Date;
 }
 
-/** Makes a single-use admin code (product.md §3); only its hash is kept. */
+/** Makes a single-use admin code (docs/api.md); only its hash is kept. */
 export async function createAdminCode(
   db: Kysely<Database>,
   options: AdminCodeOptions,
@@ -40,10 +39,6 @@ export async function createAdminCode(
     });
   });
   return { code, expiresAt: new Date(expiresAt) };
-}
-
-export async function hasActiveAdmin(db: Kysely<Database>): Promise<boolean> {
-  return (await countActiveAdmins(db)) > 0;
 }
 
 /** The link the first administrator opens: the login page with the code filled in. */

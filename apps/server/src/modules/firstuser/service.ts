@@ -2,17 +2,17 @@ import type { Kysely } from 'kysely';
 import { CODE_LENGTH } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
 import { BadRequestError, countsAsFailure, ForbiddenError } from '../../errors.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import {
   consumeLoginCode,
   insertLoginCode,
   isLoginCodeUsable,
   type LoginCode,
-} from '../auth/login-code-repository.js';
+} from './login-code-repository.js';
 import type { IssueTokenInput, TokenClaims, TokenService } from '../auth/token-service.js';
-import { recordUsedToken } from '../auth/used-token-repository.js';
-import { insertMember } from '../people/repository.js';
+import { recordUsedToken } from './used-token-repository.js';
+import { addMember } from '../people/service.js';
 
 export interface FirstuserServiceOptions {
   db: Kysely<Database>;
@@ -24,7 +24,7 @@ export interface FirstuserServiceOptions {
 }
 
 /**
- * Signing in with a code (product.md §2, §3; spec §4 "Callsign submit, as admin"):
+ * Signing in with a code (docs/api.md):
  *
  *   admin code --exchange--> first-admin JWT --add-admin--> exchange code --exchange--> member JWT
  *
@@ -92,7 +92,7 @@ export class FirstuserService {
         throw new ForbiddenError('Token already used');
       }
       const admin = { callsign, status: 'active', inviteCode: null, roles: ['admin'], at } as const;
-      if (!(await insertMember(trx, admin))) {
+      if (!(await addMember(trx, admin))) {
         throw new BadRequestError('Callsign taken');
       }
       await insertLoginCode(trx, {

@@ -3,7 +3,7 @@ import { zipDataUrl } from '../../tak/packages.js';
 import type { Actor } from '../auth/actor.js';
 import type { TakPackageService } from '../tak/service.js';
 
-/** What a valid user gets to set up their TAK clients (product.md §4, §6). */
+/** What a valid user gets to set up their TAK clients (docs/api.md). */
 export class InstructionsService {
   constructor(private readonly packages: TakPackageService) {}
 

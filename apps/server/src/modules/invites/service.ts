@@ -2,15 +2,18 @@ import type { Kysely } from 'kysely';
 import { CODE_LENGTH } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
-import { NotFoundError } from '../../errors.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { BadRequestError, countsAsFailure, NotFoundError } from '../../errors.js';
+import { appendAuditEvent } from '../audit/service.js';
 import { generateCode } from '../auth/codes.js';
 import type { Actor } from '../auth/actor.js';
 import {
   deactivateInviteCodesOwnedBy,
   deleteInviteCode,
+  findInviteCode,
   insertInviteCode,
+  inviteCodeState,
   listInviteCodes,
+  recordInviteUse,
   setInviteCodeActive,
   type InviteCode,
 } from './repository.js';
@@ -18,7 +21,7 @@ import {
 /** A fresh code collides with a stored one about once in 32^8 / stored codes: retry a few times. */
 export const CREATE_ATTEMPTS = 5;
 
-/** Admins managing invite codes (product.md §3, §4). Every change is audited in its transaction. */
+/** Admins managing invite codes (docs/api.md). Every change is audited in its transaction. */
 export class InviteService {
   constructor(
     private readonly db: Kysely<Database>,
@@ -91,6 +94,38 @@ export async function deactivateInviteCodesOf(
     });
   }
   return codes;
+}
+
+/** The invite check: true only for a code that admits people at `at`. */
+export async function isInviteCodeUsable(
+  executor: Executor,
+  code: string,
+  at: number,
+): Promise<boolean> {
+  const invite = await findInviteCode(executor, code);
+  return invite !== undefined && inviteCodeState(invite, at) === 'usable';
+}
+
+/**
+ * Counts one enrollment against the invite code, in the caller's transaction: 404 unknown or
+ * deleted, 400 not usable, each a failed guess (countsAsFailure).
+ */
+export async function useInviteCode(executor: Executor, code: string, at: number): Promise<void> {
+  if (await recordInviteUse(executor, code, at)) return;
+  const invite = await findInviteCode(executor, code);
+  const state = invite === undefined ? 'deleted' : inviteCodeState(invite, at);
+  switch (state) {
+    case 'deleted':
+      throw countsAsFailure(new NotFoundError('Unknown invite code'));
+    case 'deactivated':
+    case 'expired':
+      throw countsAsFailure(new BadRequestError(`Invite code ${state}`));
+    case 'used-up':
+      throw countsAsFailure(new BadRequestError('Invite code used up'));
+    case 'usable':
+      // Changed under us between the two statements; refuse rather than guess.
+      throw countsAsFailure(new BadRequestError('Invite code not usable'));
+  }
 }
 
 async function audit(

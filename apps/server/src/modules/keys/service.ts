@@ -11,7 +11,7 @@ export interface KeyDownload {
 }
 
 /**
- * A member's own key as PKCS#12 (product.md §5): every download mints a fresh key pair and
+ * A member's own key as PKCS#12 (docs/api.md): every download mints a fresh key pair and
  * certificate; the key goes into the keystore and is forgotten.
  */
 export class KeyService {

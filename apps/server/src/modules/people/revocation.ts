@@ -1,6 +1,6 @@
 import { inTransaction, lockForTransaction } from '../../db/transaction.js';
 import type { Executor } from '../../db/transaction.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import type { CertificateService } from '../certificates/service.js';
 import { deactivateInviteCodesOf } from '../invites/service.js';
 import { findMemberByCallsign, setMemberStatus } from './repository.js';
@@ -25,7 +25,7 @@ export interface RevocationResult {
 
 /**
  * Revokes a member and every certificate they hold, and deactivates the invite codes they
- * created (an admin's), in one transaction (product.md §5): the
+ * created (an admin's), in one transaction (docs/api.md): the
  * caller's when `executor` is one (so its rules and this revocation commit together), else a new
  * one. The CRL follows on its next request; the mTLS face refuses their certificates on the next
  * request. Undefined when there is no such member or they were revoked already. Rules about who

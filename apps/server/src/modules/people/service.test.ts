@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CertificateAuthority } from '../../ca/authority.js';
+import { loadTestCa } from '../../ca/test-ca.testing.js';
 import type { DatabaseHandle } from '../../db/connection.js';
 import {
   testEngines,
@@ -19,7 +19,7 @@ const T = 1_767_225_600_000;
 async function openWithCertificates(engine: TestEngine) {
   const scratch = await engine.createScratchDatabase();
   const handle = await scratch.openMigrated();
-  const ca = await CertificateAuthority.loadOrCreate({
+  const ca = await loadTestCa({
     dir: path.join(scratch.dataDir, 'ca'),
     publicBaseUrl: 'https://portal.example.org',
   });

@@ -1,19 +1,23 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Database, Role } from '../../db/schema.js';
+import type { Database, MemberStatus, Role } from '../../db/schema.js';
 import { isPostgres, lockForTransaction, type Executor } from '../../db/transaction.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
-import { appendAuditEvent } from '../audit/repository.js';
+import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
+import type { MemberLookup } from '../auth/identity.js';
 import type { CertificateService } from '../certificates/service.js';
 import { deactivateInviteCodesOf } from '../invites/service.js';
 import {
   addMemberRole,
   countActiveAdmins,
   findMemberByCallsign,
+  insertMember,
   listActiveMembersJson,
   memberListFingerprint,
   removeMemberRole,
+  setMemberStatus,
   type Member,
+  type NewMember,
 } from './repository.js';
 import { MEMBERSHIP_LOCK, revokeMember, type RevocationResult } from './revocation.js';
 
@@ -24,7 +28,7 @@ function sameCallsign(a: string, b: string): boolean {
 }
 
 /**
- * Admins managing members (product.md §4): list, revoke, promote, demote. Each change is one
+ * Admins managing members (docs/api.md): list, revoke, promote, demote. Each change is one
  * transaction under the membership lock, so at least one admin remains under any interleaving.
  */
 export class PeopleService {
@@ -156,4 +160,34 @@ async function keepAnAdmin(
   if ((await countActiveAdmins(trx)) <= 1) {
     throw new ConflictError(`The last admin cannot be ${change}`);
   }
+}
+
+// What other modules do with members, inside their own transaction; the rules of when stay with
+// them (enrollment takes a callsign and decides, sign-in makes the first admin).
+
+/** A new member with their roles; false, with nothing written, when the callsign is taken. */
+export function addMember(executor: Executor, member: NewMember): Promise<boolean> {
+  return insertMember(executor, member);
+}
+
+/** Moves a member from one of `change.from` to `change.status`; false when they were in none. */
+export function moveMember(
+  executor: Executor,
+  callsign: string,
+  change: { status: MemberStatus; at: number; from: readonly MemberStatus[] },
+): Promise<boolean> {
+  return setMemberStatus(executor, callsign, change);
+}
+
+/** True while at least one active member holds the admin role. */
+export async function hasActiveAdmin(executor: Executor): Promise<boolean> {
+  return (await countActiveAdmins(executor)) > 0;
+}
+
+/** Who a caller is, as the access check asks: the member's status and roles, or undefined. */
+export function memberLookup(db: Kysely<Database>): MemberLookup {
+  return async (callsign) => {
+    const member = await findMemberByCallsign(db, callsign);
+    return member && { callsign: member.callsign, status: member.status, roles: [...member.roles] };
+  };
 }

@@ -27,7 +27,7 @@ export interface MemberPackages {
 }
 
 /**
- * The TAK settings packages of one member (product.md §6), for the API and the CLI alike: one
+ * The TAK settings packages of one member (docs/tak.md), for the API and the CLI alike: one
  * fresh key pair and certificate per call, the same keystore in all three zips.
  */
 export class TakPackageService {

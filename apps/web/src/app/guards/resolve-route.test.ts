@@ -68,7 +68,7 @@ function decision(expected: Expected): RouteDecision {
   return { kind: 'redirect', to: expected.slice(2) };
 }
 
-/** One row per route of the spec §2 table; one column per sign-in state. */
+/** One row per route of the route table; one column per sign-in state. */
 const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expected>][] = [
   [
     'home',
@@ -216,7 +216,7 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
   ],
 ];
 
-describe('resolveRoute: the route table of spec §2', () => {
+describe('resolveRoute: the route table', () => {
   const cases = table.flatMap(([route, path, row]) =>
     (Object.keys(row) as StateName[]).map((state) => ({
       route,
@@ -235,7 +235,7 @@ describe('resolveRoute: the route table of spec §2', () => {
   });
 });
 
-describe('resolveRoute: the redirect rules of spec §2', () => {
+describe('resolveRoute: the redirect rules', () => {
   it('/ and /login: an mtls user without a callsign is not sent to a user page', () => {
     const state: GuardAuthState = { ...states.mtlsUser, callsign: null };
     expect(resolveRoute(state, ROUTE_REQUIREMENTS.home)).toEqual(decision('->/login'));

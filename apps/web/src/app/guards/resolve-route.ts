@@ -1,12 +1,12 @@
 /**
- * Every guard and redirect of spec §2 as one pure function: given the sign-in state and what a
- * route requires, either render it, show the loading text, or redirect somewhere else.
+ * Every guard and redirect of the route table as one pure function: given the sign-in state and
+ * what a route requires, either render it, show the loading text, or redirect somewhere else.
  */
 
 import type { AuthType, UserType } from '../../lib/auth-types';
 import { paths } from '../../lib/paths';
 
-/** The part of the auth context (spec §3) the guards read. */
+/** The part of the auth context the guards read. */
 export interface GuardAuthState {
   isLoading: boolean;
   authType: AuthType | null;
@@ -24,7 +24,7 @@ export interface RouteRequirement {
   signInRedirect?: 'home' | 'login';
   validUser?: boolean;
   authType?: AuthType;
-  /** Default: admin, user and no type (spec §2). */
+  /** Default: admin, user and no type. */
   allowedUserTypes?: readonly (UserType | null)[];
   otpVerified?: boolean;
 }
@@ -34,7 +34,7 @@ export type RouteDecision =
 
 export const DEFAULT_ALLOWED_USER_TYPES: readonly (UserType | null)[] = ['admin', 'user', null];
 
-/** The guards of the route table (spec §2), by route. */
+/** The guards of the route table, by route. */
 export const ROUTE_REQUIREMENTS = {
   home: { signInRedirect: 'home' },
   login: { signInRedirect: 'login' },

@@ -3,7 +3,7 @@ import { useLoginSession } from '../../features/login/components/login-session';
 import { STORAGE_KEYS, readStored } from '../../lib/storage-keys';
 import type { GuardAuthState } from './resolve-route';
 
-/** The auth context of spec §3 as the guards see it: sign-in resolution plus the login session. */
+/** The auth context as the guards see it: sign-in resolution plus the login session. */
 export function useGuardState(): GuardAuthState {
   const auth = useAuth();
   const session = useLoginSession();

@@ -3,7 +3,7 @@ import { AdminHome } from '../../features/admin/components/admin-home';
 import { TakCard } from '../../features/tak/components/tak-card';
 
 /**
- * The admin area's pages (spec §2): this module is the area's one lazy chunk, loaded behind the
+ * The admin area's pages: this module is the area's one lazy chunk, loaded behind the
  * admin guard. The route table in `../router.tsx` picks each page from it by name.
  */
 export { ApprovalPage } from '../../features/admin/components/approval-page';

@@ -8,7 +8,7 @@ import { GuideCardView } from './guide-card';
 import { ProgressIndicator } from './progress-indicator';
 import { TAK_GUIDES_NS, findStep, sectionPath, type GuideSection } from './structure';
 
-/** One step of a TAK guide: navbar, progress, the step's cards, back and forward (spec §2). */
+/** One step of a TAK guide: navbar, progress, the step's cards, back and forward. */
 export function GuideStepPage({ section }: { section: GuideSection }) {
   const { t } = useTranslation();
   // The guides' text is its own namespace, fetched when the first guide page opens.

@@ -4,7 +4,7 @@ import { Navbar } from '../../components/navbar';
 import { paths } from '../../lib/paths';
 import { GUIDE_PLATFORMS, TAK_GUIDES, stepPath } from './structure';
 
-/** /app/services/tak/quickstart: one card per app leading to its first step (spec §2). */
+/** /app/services/tak/quickstart: one card per app leading to its first step. */
 export function QuickstartList() {
   const { t } = useTranslation();
   return (

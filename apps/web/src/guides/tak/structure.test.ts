@@ -17,7 +17,7 @@ function lookup(messages: Messages, key: string): unknown {
 }
 
 describe('TAK guide structure', () => {
-  it('has the step counts of spec §9', () => {
+  it('has the step counts each guide is written with', () => {
     const counts = (section: GuideSection) =>
       GUIDE_PLATFORMS.map((platform) => TAK_GUIDES[section][platform].length);
     expect(counts('quickstart')).toEqual([5, 5, 4]);

@@ -14,7 +14,7 @@ import zipSvg from './illustrations/zip-download.svg';
 import { paths } from '../../lib/paths';
 
 /**
- * The TAK guides of spec §2 and §9: which steps each guide has and which cards each step shows.
+ * The TAK guides: which steps each guide has and which cards each step shows.
  * The text of a card is `{section}.{step}.cards.{card}` in the lazily loaded namespace
  * `tak-guides` (`src/locales/{lng}/namespaces/tak-guides.json`: title, image_alt, and any of
  * text, steps, note); only the shape lives here.

@@ -6,7 +6,7 @@ import { Navbar } from '../../components/navbar';
 import { paths } from '../../lib/paths';
 import { ILLUSTRATIONS, stepPath } from './structure';
 
-/** How far the usage overview scrolls down on load (spec §9). */
+/** How far the usage overview scrolls down on load. */
 export const USAGE_SCROLL_PX = 60;
 
 const CARDS = [
@@ -22,7 +22,7 @@ const CARDS = [
   },
 ] as const;
 
-/** /app/services/tak/usage: the flow, at the command post, by the fighter (spec §2). */
+/** /app/services/tak/usage: the flow, at the command post, by the fighter. */
 export function UsageOverview() {
   const { t } = useTranslation();
   useEffect(() => {

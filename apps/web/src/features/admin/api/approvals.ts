@@ -33,7 +33,7 @@ export async function approveUser(callsign: string, approvecode: string): Promis
   }
 }
 
-/** The fixed reason of a rejection (spec §7: rejection is a lock call). */
+/** The fixed reason of a rejection (a rejection is a lock call). */
 export const LOCK_REASON = 'Locked by an admin';
 
 /** POST enrollment/lock: rejects the enrollment. */

@@ -1,7 +1,7 @@
 import { ApiError } from '../../../lib/api-client';
 
 /**
- * Rethrows a failed admin call with the spec's text (§8): the server's detail when it sent one,
+ * Rethrows a failed admin call with the text to show: the server's detail when it sent one,
  * else `fallback`. The status stays, so that a 409 can be told apart.
  */
 export function adminFailure(error: unknown, fallback: string): never {

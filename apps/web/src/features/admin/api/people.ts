@@ -11,7 +11,7 @@ export interface Person {
 
 const LIST_FAILED = 'Failed to login as admin';
 
-/** GET people/list: the active members, admins marked by the role (spec §3). */
+/** GET people/list: the active members, admins marked by the role. */
 export async function fetchPeople(): Promise<Person[]> {
   try {
     const answer = await apiJson(apiPaths.peopleList, 'peopleList');
@@ -46,7 +46,7 @@ const ROLE_CHANGE_FAILED: Record<RoleChange, string> = {
 
 /**
  * POST enrollment/promote or enrollment/demote. An answer without `success: true` does not match
- * the contract, so it fails as an unexpected answer (spec §8: not a success).
+ * the contract, so it fails as an unexpected answer (an error, not a success).
  */
 export async function changeRole(change: RoleChange, callsign: string): Promise<string> {
   try {

@@ -7,7 +7,7 @@ import { TakReadinessCard } from './tak-readiness';
 
 /**
  * /app/admin: the welcome, the way to the user management, the service card the app puts
- * below them (the TAK card, spec §2), and the TAK Server readiness the portal can see.
+ * below them (the TAK card), and the TAK Server readiness the portal can see.
  */
 export function AdminHome({ callsign, serviceCard }: { callsign: string; serviceCard: ReactNode }) {
   const { t } = useTranslation();

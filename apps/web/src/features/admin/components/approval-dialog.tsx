@@ -9,7 +9,7 @@ import { useApproveUser, useRejectUser } from '../api/approvals';
 import { approvalReducer, INITIAL_APPROVAL } from './approval-machine';
 
 /**
- * The enrolment approval dialog (spec §2, §4): the admin types or pastes the approval code the
+ * The enrolment approval dialog: the admin types or pastes the approval code the
  * enrollee shows and approves, or rejects after a confirmation. OK closes and resets.
  */
 export function ApprovalDialog({

@@ -10,7 +10,7 @@ function run(...events: ApprovalEvent[]): ApprovalState {
   return events.reduce(approvalReducer, INITIAL_APPROVAL);
 }
 
-describe('the approval dialog state machine (spec §4)', () => {
+describe('the approval dialog state machine', () => {
   it('initial → approving → approved', () => {
     expect(run({ type: 'approve' })).toEqual({ step: 'approving' });
     expect(run({ type: 'approve' }, { type: 'succeeded' })).toEqual({ step: 'approved' });

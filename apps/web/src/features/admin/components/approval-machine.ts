@@ -1,5 +1,5 @@
 /**
- * The enrolment approval dialog of spec §4: initial → approving → approved; initial → (asked)
+ * The enrolment approval dialog: initial → approving → approved; initial → (asked)
  * → rejecting → rejected; a failure goes back to initial with the error; OK resets.
  */
 export type ApprovalState =

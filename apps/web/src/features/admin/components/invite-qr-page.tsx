@@ -7,7 +7,7 @@ import { publicOrigin } from '../../../lib/hosts';
 import { paths } from '../../../lib/paths';
 import { AdminPage } from './admin-page';
 
-/** The invite link: the public host (no mtls. prefix, the port kept) and /login?code= (spec §2). */
+/** The invite link: the public host (no mtls. prefix, the port kept) and /login?code=. */
 export function inviteLink(code: string, origin = publicOrigin()): string {
   return `${origin}${paths.login.path}?${new URLSearchParams({ code }).toString()}`;
 }

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../../../lib/api-client';
 
-/** A list's 'Loading...' or 'Error: {message}' (spec §8); nothing once the data is there. */
+/** A list's 'Loading...' or 'Error: {message}'; nothing once the data is there. */
 export function QueryState({ isPending, error }: { isPending: boolean; error: unknown }) {
   const { t } = useTranslation();
   if (error !== null && error !== undefined) {

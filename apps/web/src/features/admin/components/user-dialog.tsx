@@ -10,7 +10,7 @@ import { useChangeRole, useRevokePerson, type Person } from '../api/people';
 type View = 'actions' | 'confirm-revoke';
 
 /**
- * The dialog of one user (spec §2): Go back, Revoke (after a warning that it cannot be undone)
+ * The dialog of one user: Go back, Revoke (after a warning that it cannot be undone)
  * and Promote or Demote. `onDone` gets the text to show once an action succeeded; the dialog
  * stays open with the reason when it failed (a 409: yourself or the last admin).
  */

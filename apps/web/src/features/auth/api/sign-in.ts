@@ -3,7 +3,7 @@ import { apiPaths } from '@callsign/contract';
 import { ApiError, apiJson, errorMessage } from '../../../lib/api-client';
 import type { AuthType, UserType } from '../../../lib/auth-types';
 
-/** The outcome of sign-in resolution (spec §4), the server-derived part of the auth context. */
+/** The outcome of sign-in resolution, the server-derived part of the auth context. */
 export interface SignIn {
   authType: AuthType | null;
   userType: UserType | null;
@@ -17,7 +17,7 @@ export const authKeys = {
   signIn: () => [...authKeys.all, 'sign-in'] as const,
 };
 
-/** GET check-auth/mtls_or_jwt: the type, or null on 403 (spec §8 for other statuses). */
+/** GET check-auth/mtls_or_jwt: the type, or null on 403; other failures throw. */
 export async function fetchAuthType(): Promise<AuthType | null> {
   try {
     const answer = await apiJson(apiPaths.checkAuthAny, 'checkAuth', { bearer: true });
@@ -51,7 +51,7 @@ export async function fetchIsAdmin(): Promise<boolean> {
   }
 }
 
-/** Sign-in resolution on load (spec §4); it never rejects: failures end up in `error`. */
+/** Sign-in resolution on load; it never rejects: failures end up in `error`. */
 export async function resolveSignIn(): Promise<SignIn> {
   const result: SignIn = {
     authType: null,

@@ -2,7 +2,7 @@ import { createContext, use, useMemo, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { signInQueryOptions, type SignIn } from '../api/sign-in';
 
-/** The server-derived part of the auth context of spec §3 (sign-in resolution, §4). */
+/** The server-derived part of the auth context: the outcome of sign-in resolution. */
 export interface AuthContextValue extends SignIn {
   isLoading: boolean;
 }

@@ -11,7 +11,7 @@ export const enrollmentKeys = {
 /** Where the enrollee stands: still waiting, approved, or revoked by an admin (for good). */
 export type AcceptanceStatus = 'waiting' | 'accepted' | 'revoked';
 
-/** GET have-i-been-accepted: waiting without a call when there is no token (spec §7). */
+/** GET have-i-been-accepted: waiting without a call when there is no token. */
 export async function fetchAcceptance(): Promise<AcceptanceStatus> {
   if (readStored(STORAGE_KEYS.token) === null) return 'waiting';
   try {
@@ -25,7 +25,7 @@ export async function fetchAcceptance(): Promise<AcceptanceStatus> {
   }
 }
 
-/** Polls every 5 s while waiting; stops once accepted or revoked (spec §4). */
+/** Polls every 5 s while waiting; stops once accepted or revoked. */
 export function acceptanceQueryOptions() {
   return queryOptions({
     queryKey: enrollmentKeys.acceptance(),

@@ -8,7 +8,7 @@ import { paths } from '../../../lib/paths';
 import { STORAGE_KEYS, readStored } from '../../../lib/storage-keys';
 import { acceptanceQueryOptions } from '../api/acceptance';
 
-/** The link an admin opens to approve this enrollment (spec §2). */
+/** The link an admin opens to approve this enrollment. */
 export function approvalLink(callsign: string, approveCode: string, origin = mtlsOrigin()): string {
   const query = new URLSearchParams({ callsign, approvalcode: approveCode });
   return `${origin}${paths.admin.approval.path}?${query.toString()}`;

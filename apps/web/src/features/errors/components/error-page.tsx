@@ -3,7 +3,7 @@ import { useSearchParams } from 'react-router';
 import { LinkButton } from '../../../components/button';
 import { paths } from '../../../lib/paths';
 
-/** /error?code=...: `error.{code}.title/details`, falling back to `error.fall_back` (spec §8). */
+/** /error?code=...: `error.{code}.title/details`, falling back to `error.fall_back`. */
 export function ErrorPage() {
   const { t } = useTranslation();
   const [searchParams] = useSearchParams();

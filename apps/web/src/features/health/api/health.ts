@@ -7,7 +7,7 @@ export const healthKeys = {
   check: () => [...healthKeys.all, 'check'] as const,
 };
 
-/** GET healthcheck: the deployment's name for the header; a failure is only logged (spec §8). */
+/** GET healthcheck: the deployment's name for the header; a failure is only logged. */
 export async function fetchHealth(): Promise<HealthcheckResponse | null> {
   try {
     return await apiJson(apiPaths.healthcheck, 'healthcheck');

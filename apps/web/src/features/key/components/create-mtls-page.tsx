@@ -10,7 +10,7 @@ import { detectCurrentPlatform, type Platform } from '../../../lib/platform';
 import { useKeyDownload } from '../api/key-download';
 import type { GuideOs } from './os-guide';
 
-/** The key page's OS options (spec §9) plus Linux (product.md §8), with their guide keys. */
+/** The key page's OS options plus Linux, with their guide keys. */
 export const KEY_PAGE_OSES: readonly { os: Platform | 'Linux'; guide: GuideOs }[] = [
   { os: 'Windows', guide: 'windows' },
   { os: 'MacOS', guide: 'macos' },

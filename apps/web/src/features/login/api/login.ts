@@ -14,7 +14,7 @@ export interface CodeValidity {
   isEnrollmentCodeValid: boolean;
 }
 
-/** The code validity check: the admin-code check and the invite check together (spec §7). */
+/** The code validity check: the admin-code check and the invite check together. */
 export async function checkCode(code: string): Promise<CodeValidity> {
   const [admin, invite] = await Promise.all([
     apiJson(apiPaths.checkAdminCode, 'checkAdminCode', { query: { temp_admin_code: code } }),
@@ -39,9 +39,10 @@ export interface AdminLoginCache {
 }
 
 /**
- * The admin flow of spec §4: exchange the admin code, add the admin, exchange the returned
- * code for the final token. Failures keep the status (400: the callsign is taken). The token of
- * the first exchange is kept in `cache`, so a second callsign can be tried after a taken one.
+ * The admin flow (docs/api.md, sign-in): exchange the admin code, add the admin, exchange the
+ * returned code for the final token. Failures keep the status (400: the callsign is taken). The
+ * token of the first exchange is kept in `cache`, so a second callsign can be tried after a taken
+ * one.
  */
 export async function loginAsAdmin(
   code: string,
@@ -97,7 +98,7 @@ export function useEnroll() {
   });
 }
 
-/** Spec §8: a 400 means the callsign is taken; anything else is unexpected. */
+/** A 400 means the callsign is taken; anything else is unexpected. */
 export function callsignErrorKey(
   error: unknown,
 ): 'errors.callsign_in_use' | 'errors.unexpected_error' {

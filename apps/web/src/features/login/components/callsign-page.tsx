@@ -11,7 +11,7 @@ import { validateCallsign } from '../../../lib/validation';
 import { callsignErrorKey, useAdminLogin, useEnroll, type AdminLoginCache } from '../api/login';
 import { useLoginSession } from './login-session';
 
-/** /login/callsign: pick a callsign; admins finish sign-in, members enroll (spec §4). */
+/** /login/callsign: pick a callsign; admins finish sign-in, members enroll. */
 export function CallsignPage() {
   const { t } = useTranslation();
   const session = useLoginSession();

@@ -13,7 +13,7 @@ import { useLoginSession } from './login-session';
 
 /**
  * /login: the one-time code. A `?code=` prefills the field (upper-cased) and submits it when
- * valid; only then does validation run on mount, change and blur (spec §5).
+ * valid; only then does validation run on mount, change and blur.
  */
 export function LoginPage() {
   const { t } = useTranslation();

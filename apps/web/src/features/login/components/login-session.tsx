@@ -1,7 +1,7 @@
 import { createContext, use, useCallback, useMemo, useState, type ReactNode } from 'react';
 import type { CodeType } from '../../../lib/auth-types';
 
-/** The login session of spec §3: the code, its type and whether it was verified. Memory only. */
+/** The login session: the code, its type and whether it was verified. Memory only. */
 export interface LoginSession {
   code: string;
   codeType: CodeType;

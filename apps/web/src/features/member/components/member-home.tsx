@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Card } from '../../../components/card';
 
-/** /app/users/{callsign}: the member's home with the service card the app puts below (spec §2). */
+/** /app/users/{callsign}: the member's home with the service card the app puts below. */
 export function MemberHome({
   callsign,
   serviceCard,

@@ -4,7 +4,7 @@ import { ApiError, apiJson, type ApiResponse } from '../../../lib/api-client';
 import { saveBlob } from '../../../lib/download';
 import type { Platform } from '../../../lib/platform';
 
-/** The zip choices of spec §9, by the server's package titles (product.md §6). */
+/** The zip choices of the TAK download, by the server's package titles (docs/tak.md). */
 export const TAK_PACKAGE_CHOICES = ['iOS', 'Other', 'tracker'] as const;
 export type TakPackageChoice = (typeof TAK_PACKAGE_CHOICES)[number];
 
@@ -29,7 +29,7 @@ const TAK_PACKAGE_CHOICES_BY_INDEX: Record<TakPackageChoice, number> = {
 
 /**
  * The type the zip is saved as: Android offers ATAK to open `application/octet-stream` files, not
- * `application/zip` ones (ATAK's import filter; product.md §6).
+ * `application/zip` ones (docs/tak.md, ATAK's import filter).
  */
 export const TAK_PACKAGE_SAVE_TYPE = 'application/octet-stream';
 

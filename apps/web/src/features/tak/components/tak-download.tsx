@@ -12,7 +12,7 @@ import {
 
 /**
  * "Download TAK settings": a dialog to choose the zip (iOS, Android or Windows, tracker), a
- * loading state while the portal builds it, then a success or an error dialog (spec §4).
+ * loading state while the portal builds it, then a success or an error dialog.
  */
 export function TakDownloadButton({
   variant = 'secondary',

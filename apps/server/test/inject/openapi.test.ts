@@ -1,11 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apiPaths } from '@callsign/contract';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { openPortal } from '../src/portal.js';
+import { buildApp } from '../../src/app.js';
+import { openTestPortal } from '../support/inject-portal.js';
 
 // The OpenAPI document is generated from the contract's zod schemas and committed
 // (apps/server/openapi.json), so that every change to the API shows up in review.
@@ -13,12 +9,8 @@ import { openPortal } from '../src/portal.js';
 
 describe('the OpenAPI document', () => {
   it('is served at /api/openapi.json and matches the committed file', async () => {
-    const workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-openapi-'));
-    const portal = await openPortal(
-      loadConfig({ PORTAL_DATA_DIR: path.join(workDir, 'data') }, { version: '0.0.0' }),
-      { migrate: true },
-    );
-    const app = await buildApp(portal, { logger: false });
+    const opened = await openTestPortal({ version: '0.0.0' });
+    const app = await buildApp(opened.portal, { logger: false });
     try {
       await app.ready();
       const response = await app.inject({ method: 'GET', url: apiPaths.openapi });
@@ -28,11 +20,12 @@ describe('the OpenAPI document', () => {
       for (const call of [apiPaths.healthcheck, apiPaths.checkAuthAny, apiPaths.enroll]) {
         expect(Object.keys(document.paths)).toContain(call);
       }
-      await expect(`${JSON.stringify(document, null, 2)}\n`).toMatchFileSnapshot('../openapi.json');
+      await expect(`${JSON.stringify(document, null, 2)}\n`).toMatchFileSnapshot(
+        '../../openapi.json',
+      );
     } finally {
       await app.close();
-      await portal.close();
-      await rm(workDir, { recursive: true, force: true });
+      await opened.destroy();
     }
   });
 });

@@ -1,14 +1,15 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
-import type { ApiRoute } from '../src/modules/auth/access.js';
-import { insertInviteCode } from '../src/modules/invites/repository.js';
-import { insertMember } from '../src/modules/people/repository.js';
-import type { ApiRequestOptions, Face } from './support/api-client.js';
-import { registeredApiRoutes } from './support/api-routes.js';
-import { snapshotTables } from './support/table-snapshot.js';
-import { startTestPortal, type TestPortal } from './support/test-portal.js';
+import { testEngines } from '../../src/db/test-engines.testing.js';
+import type { ApiRoute } from '../../src/modules/auth/access.js';
+import { insertInviteCode } from '../../src/modules/invites/repository.js';
+import { insertMember } from '../../src/modules/people/repository.js';
+import type { ApiRequestOptions, Face } from '../support/api-client.js';
+import { registeredApiRoutes } from '../support/api-routes.js';
+import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
+import { snapshotTables } from '../support/table-snapshot.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 
 /**
  * A property-based pass over every call (issue 3): generated bodies, query strings, path
@@ -112,21 +113,18 @@ const calls = callsOf(await registeredApiRoutes());
 type Caller = [Face, ApiRequestOptions];
 
 describe.each(testEngines())('fuzzing every call on $name', (engine) => {
-  let scratch: ScratchDatabase;
-  let portal: TestPortal;
+  let portal: InjectPortal;
   const identities: Record<string, Caller> = { none: ['public', {}] };
 
   /** Every row of every table but the audit log (failed sign-ins are recorded there). */
   const fingerprint = () => snapshotTables(portal.portal.database.db, { except: ['audit_events'] });
 
+  portalOnScratchDatabase(engine, async (env) => {
+    portal = await openInjectPortal({ env: { ...env, PORTAL_RATE_LIMIT_FAILURES: '100000' } });
+    return portal;
+  });
+
   beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    portal = await startTestPortal({
-      env: {
-        DATABASE_URL: scratch.options.databaseUrl ?? '',
-        PORTAL_RATE_LIMIT_FAILURES: '100000',
-      },
-    });
     const db = portal.portal.database.db;
     const at = Date.now();
     // Admin calls answer only an admin's key on the mTLS face.
@@ -167,11 +165,6 @@ describe.each(testEngines())('fuzzing every call on $name', (engine) => {
     identities.enrollee = await bearer('enrollment', 'Pending1');
     identities.firstAdmin = await bearer('first-admin');
     identities.garbage = ['public', { bearer: 'not.a.jwt' }];
-  });
-
-  afterAll(async () => {
-    await portal.destroy();
-    await scratch.drop();
   });
 
   it.each(

@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   acceptanceResponseSchema,
   acceptResponseSchema,
@@ -15,26 +15,31 @@ import {
   exchangeCodeResponseSchema,
   lockResponseSchema,
 } from '@callsign/contract';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
-import { listRecentAuditEvents } from '../src/modules/audit/repository.js';
-import { generateCode, hashCode } from '../src/modules/auth/codes.js';
-import { insertLoginCode, isLoginCodeUsable } from '../src/modules/auth/login-code-repository.js';
-import { TokenService } from '../src/modules/auth/token-service.js';
-import { createAdminCode } from '../src/modules/firstuser/admin-code.js';
+import { testEngines, type TestEngine } from '../../src/db/test-engines.testing.js';
+import { listRecentAuditEvents } from '../../src/modules/audit/repository.js';
+import { generateCode, hashCode } from '../../src/modules/auth/codes.js';
+import {
+  insertLoginCode,
+  isLoginCodeUsable,
+} from '../../src/modules/firstuser/login-code-repository.js';
+import { TokenService } from '../../src/modules/auth/token-service.js';
+import { createAdminCode } from '../../src/modules/firstuser/admin-code.js';
 import {
   findInviteCode,
   insertInviteCode,
   type NewInviteCode,
-} from '../src/modules/invites/repository.js';
-import { insertMember } from '../src/modules/people/repository.js';
-import type { ApiResponse } from './support/api-client.js';
-import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
-import { snapshotTables } from './support/table-snapshot.js';
+} from '../../src/modules/invites/repository.js';
+import { insertMember } from '../../src/modules/people/repository.js';
+import type { ApiResponse } from '../support/api-client.js';
+import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
+import type { MemberKey } from '../support/member-fixtures.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
+import { snapshotTables } from '../support/table-snapshot.js';
 
 /**
  * Signing in with codes (firstuser/check-code, token/code/exchange, firstuser/add-admin) and
- * enrollment (invite check, enroll, have-i-been-accepted, list, accept, lock), over real HTTPS on
- * both database engines (product.md §2-§4).
+ * enrollment (invite check, enroll, have-i-been-accepted, list, accept, lock), through the inject
+ * tier on both database engines (docs/api.md).
  */
 
 const MINUTE = 60_000;
@@ -46,24 +51,19 @@ function detailOf(response: ApiResponse): unknown {
 }
 
 /** One portal per engine, with its own database, plus the helpers the tests share. */
-function portalOn(scratchOf: () => Promise<ScratchDatabase>, env: Record<string, string> = {}) {
-  const state = {} as { scratch: ScratchDatabase; portal: TestPortal };
+function portalOn(engine: TestEngine, env: Record<string, string> = {}) {
+  const state = {} as { portal: InjectPortal };
   /** Every code and token handed out, so the audit test can prove none was written down. */
   const secrets: string[] = [];
 
-  beforeAll(async () => {
-    state.scratch = await scratchOf();
-    state.portal = await startTestPortal({
-      env: { DATABASE_URL: state.scratch.options.databaseUrl ?? '', ...env },
-    });
-  });
-  afterAll(async () => {
-    await state.portal.destroy();
-    await state.scratch.drop();
-  });
+  portalOnScratchDatabase(
+    engine,
+    async (databaseEnv) =>
+      (state.portal = await openInjectPortal({ env: { ...databaseEnv, ...env } })),
+  );
 
   const db = () => state.portal.portal.database.db;
-  const api = (...args: Parameters<TestPortal['api']>) => state.portal.api(...args);
+  const api = (...args: Parameters<InjectPortal['api']>) => state.portal.api(...args);
 
   return {
     state,
@@ -116,7 +116,7 @@ function portalOn(scratchOf: () => Promise<ScratchDatabase>, env: Record<string,
 }
 
 describe.each(testEngines())('sign-in and enrollment on $name', (engine) => {
-  const t = portalOn(() => engine.createScratchDatabase(), {
+  const t = portalOn(engine, {
     // The failure budget has its own suite below; here it must not trip over deliberate failures.
     PORTAL_RATE_LIMIT_FAILURES: '100000',
   });
@@ -880,7 +880,7 @@ describe.each(testEngines())('sign-in and enrollment on $name', (engine) => {
 
 describe.each(testEngines())('the failure budget on $name', (engine) => {
   // The default budget: 10 failures a minute from one address.
-  const t = portalOn(() => engine.createScratchDatabase());
+  const t = portalOn(engine);
   const { api, db } = t;
 
   it('the 11th failure within a minute is 429 with retry-after on every guarded call', async () => {
@@ -943,7 +943,7 @@ describe.each(testEngines())('the failure budget on $name', (engine) => {
 describe.each(testEngines())('50 simultaneous wrong guesses on $name', (engine) => {
   // The default budget: 10 failures a minute from one address. Issue 13: on PostgreSQL all 50
   // were evaluated, because the budget was checked, then spent, in two steps.
-  const t = portalOn(() => engine.createScratchDatabase());
+  const t = portalOn(engine);
   const { api, db } = t;
   const BURST = 50;
   const BUDGET = 10;

@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiPaths, errorResponseSchema, idmConsoleResponseSchema } from '@callsign/contract';
-import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
+import type { MemberKey } from '../support/member-fixtures.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 
-// GET admin/idm-console: the identity-management console link of the admin area (spec §2
-// "manageusers"), for admins with their key on the mTLS face only, over real HTTPS.
+// GET admin/idm-console: the identity-management console link of the admin area (shown on
+// manageusers), for admins with their key on the mTLS face only.
 
 describe('GET admin/idm-console with the default console address', () => {
-  let portal: TestPortal;
+  let portal: InjectPortal;
   let admin: MemberKey;
   let member: MemberKey;
 
   beforeAll(async () => {
-    portal = await startTestPortal({ env: { PORTAL_IDM_REALM: 'field team' } });
+    portal = await openInjectPortal({ env: { PORTAL_IDM_REALM: 'field team' } });
     admin = await portal.addMember('Chief1', { roles: ['admin'] });
     member = await portal.addMember('Scout1');
   });
@@ -59,11 +60,11 @@ describe('GET admin/idm-console with the default console address', () => {
 });
 
 describe('GET admin/idm-console with PORTAL_IDM_CONSOLE_URL set', () => {
-  let portal: TestPortal;
+  let portal: InjectPortal;
   let admin: MemberKey;
 
   beforeAll(async () => {
-    portal = await startTestPortal({
+    portal = await openInjectPortal({
       env: { PORTAL_IDM_CONSOLE_URL: 'https://idm.example.org/admin/ops/console/' },
     });
     admin = await portal.addMember('Chief2', { roles: ['admin'] });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiPaths, createInviteResponseSchema, errorResponseSchema } from '@callsign/contract';
-import type { ApiRequestOptions, ApiResponse } from './support/api-client.js';
-import { pathOf, registeredApiRoutes } from './support/api-routes.js';
-import { snapshotTables } from './support/table-snapshot.js';
-import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
+import type { ApiRequestOptions, ApiResponse } from '../support/api-client.js';
+import { pathOf, registeredApiRoutes } from '../support/api-routes.js';
+import { snapshotTables } from '../support/table-snapshot.js';
+import type { MemberKey } from '../support/member-fixtures.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 
 /**
  * A client certificate is an ambient credential (issue 13, finding 6): the requests below are
@@ -18,11 +19,11 @@ const STATE_CHANGING = routes.filter((route) => ['POST', 'PUT', 'DELETE'].includ
 const EVIL = 'https://evil.example';
 
 describe('cross-site requests on the mTLS face', () => {
-  let portal: TestPortal;
+  let portal: InjectPortal;
   let admin: MemberKey;
 
   beforeAll(async () => {
-    portal = await startTestPortal();
+    portal = await openInjectPortal();
     admin = await portal.addMember('Chief1', { roles: ['admin'] });
   });
 

@@ -1,29 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiPaths, errorResponseSchema } from '@callsign/contract';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
-import { snapshotTables } from './support/table-snapshot.js';
-import { startTestPortal, type TestPortal } from './support/test-portal.js';
+import { testEngines } from '../../src/db/test-engines.testing.js';
+import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
+import { snapshotTables } from '../support/table-snapshot.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 
-// Minting is bounded (product.md §10): at most PORTAL_KEYS_PER_HOUR (default 10) new keys per
+// Minting is bounded (docs/api.md): at most PORTAL_KEYS_PER_HOUR (default 10) new keys per
 // member in any hour, key downloads and TAK packages alike, counted in the database. The other
 // bounds (one mint in flight per member, the slots) are shown deterministically in
 // src/modules/certificates/member-issuance.test.ts.
 
-describe.each(testEngines())('key limits over HTTPS on $name', (engine) => {
-  let scratch: ScratchDatabase;
-  let portal: TestPortal;
+describe.each(testEngines())('key limits through the API on $name', (engine) => {
+  let portal: InjectPortal;
 
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    portal = await startTestPortal({
-      // EC keys are quick to make; the limit is the default one.
-      env: { DATABASE_URL: scratch.options.databaseUrl ?? '', PORTAL_KEY_ALGORITHM: 'ecdsa-p256' },
-    });
-  });
-
-  afterAll(async () => {
-    await portal.destroy();
-    await scratch.drop();
+  portalOnScratchDatabase(engine, async (env) => {
+    // EC keys are quick to make; the limit is the default one.
+    portal = await openInjectPortal({ env: { ...env, PORTAL_KEY_ALGORITHM: 'ecdsa-p256' } });
+    return portal;
   });
 
   it('the 11th key of the hour, by download or TAK packages, is 429 with Retry-After; nothing is written', async () => {

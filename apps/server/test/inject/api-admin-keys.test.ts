@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   CODE_ALPHABET,
   apiPaths,
@@ -16,31 +16,28 @@ import {
   revokePersonResponseSchema,
   roleChangeResponseSchema,
 } from '@callsign/contract';
-import { normalizeSerial } from '../src/ca/serial.js';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
-import { listRecentAuditEvents } from '../src/modules/audit/repository.js';
-import { hashCode } from '../src/modules/auth/codes.js';
-import { TokenService } from '../src/modules/auth/token-service.js';
-import { findCertificateBySerial } from '../src/modules/certificates/repository.js';
-import { insertInviteCode } from '../src/modules/invites/repository.js';
+import { normalizeSerial } from '../../src/ca/serial.js';
+import { testEngines } from '../../src/db/test-engines.testing.js';
+import { listRecentAuditEvents } from '../../src/modules/audit/repository.js';
+import { hashCode } from '../../src/modules/auth/codes.js';
+import { TokenService } from '../../src/modules/auth/token-service.js';
+import { findCertificateBySerial } from '../../src/modules/certificates/repository.js';
+import { insertInviteCode } from '../../src/modules/invites/repository.js';
 import {
   countActiveAdmins,
   findMemberByCallsign,
   insertMember,
-} from '../src/modules/people/repository.js';
-import { revokeMember } from '../src/modules/people/revocation.js';
-import type { ApiRequestOptions, ApiResponse } from './support/api-client.js';
-import { run } from './support/processes.js';
-import {
-  startTestPortal,
-  type Face,
-  type MemberKey,
-  type TestPortal,
-} from './support/test-portal.js';
-import { snapshotTables } from './support/table-snapshot.js';
+} from '../../src/modules/people/repository.js';
+import { revokeMember } from '../../src/modules/people/revocation.js';
+import type { ApiRequestOptions, ApiResponse, Face } from '../support/api-client.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
+import type { MemberKey } from '../support/member-fixtures.js';
+import { portalOnScratchDatabase, type DatabaseEnv } from '../support/portal-on-engine.js';
+import { run } from '../support/processes.js';
+import { snapshotTables } from '../support/table-snapshot.js';
 
-// The admin calls of product.md §4 (people, promote/demote, invite codes) and the key download,
-// over real HTTPS on both faces, on every database engine.
+// The admin calls (people, promote/demote, invite codes) and the key download,
+// on both faces through the inject tier, on every database engine.
 
 const VALID = apiPaths.checkAuthValidUser;
 const ADMIN = apiPaths.checkAuthAdmin;
@@ -49,15 +46,13 @@ const INVITE_CODE = new RegExp(`^[${CODE_ALPHABET}]{8}$`);
 /** The portal, its first admin, and helpers every describe below shares. */
 class Harness {
   constructor(
-    readonly portal: TestPortal,
+    readonly portal: InjectPortal,
     readonly boss: MemberKey,
     readonly bossJwt: string,
   ) {}
 
-  static async start(scratch: ScratchDatabase, bossCallsign: string): Promise<Harness> {
-    const portal = await startTestPortal({
-      env: { DATABASE_URL: scratch.options.databaseUrl ?? '' },
-    });
+  static async start(env: DatabaseEnv, bossCallsign: string): Promise<Harness> {
+    const portal = await openInjectPortal({ env });
     const boss = await portal.addMember(bossCallsign, { roles: ['admin'] });
     const token = await portal.portal.tokens.issue({
       scope: 'member',
@@ -142,7 +137,7 @@ function expectDetail(response: ApiResponse, status: number, detail?: string | R
 }
 
 /** `openssl pkcs12 -info` of a downloaded keystore: algorithm lines, bags and the leaf serial. */
-async function inspectPfx(portal: TestPortal, pfx: Buffer, password: string) {
+async function inspectPfx(portal: InjectPortal, pfx: Buffer, password: string) {
   const file = path.join(portal.workDir, `download-${Date.now()}-${Math.random()}.pfx`);
   await writeFile(file, pfx);
   const result = await run('openssl', [
@@ -168,17 +163,11 @@ async function inspectPfx(portal: TestPortal, pfx: Buffer, password: string) {
 }
 
 describe.each(testEngines())('admin and key calls on $name', (engine) => {
-  let scratch: ScratchDatabase;
   let h: Harness;
 
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    h = await Harness.start(scratch, 'Boss1');
-  });
-
-  afterAll(async () => {
-    await h.portal.destroy();
-    await scratch.drop();
+  portalOnScratchDatabase(engine, async (env) => {
+    h = await Harness.start(env, 'Boss1');
+    return h.portal;
   });
 
   describe('GET people/list', () => {
@@ -776,17 +765,11 @@ describe.each(testEngines())('admin and key calls on $name', (engine) => {
 // portal of its own, where these are the only admins.
 describe.each(testEngines())('racing admins on $name', (engine) => {
   const ROUNDS = 6;
-  let scratch: ScratchDatabase;
   let h: Harness;
 
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    h = await Harness.start(scratch, 'Origin');
-  });
-
-  afterAll(async () => {
-    await h.portal.destroy();
-    await scratch.drop();
+  portalOnScratchDatabase(engine, async (env) => {
+    h = await Harness.start(env, 'Origin');
+    return h.portal;
   });
 
   const actions = {

@@ -5,9 +5,10 @@ import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from '
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { openPortal, type Portal } from '../src/portal.js';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { seedTestCa } from '../../src/ca/test-ca.testing.js';
+import { openPortal, type Portal } from '../../src/portal.js';
 
 const APP_JS = 'console.log("app");';
 
@@ -36,6 +37,7 @@ beforeAll(async () => {
     },
     { version: '1.2.3' },
   );
+  await seedTestCa(config.caDir, config.host);
   portal = await openPortal(config, { migrate: true });
   app = await buildApp(portal, { logger: false });
   // A stand-in for the POST calls of later issues, to see the body limit and validation at work.
@@ -238,6 +240,7 @@ describe('branding', () => {
       },
       { version: '1.2.3' },
     );
+    await seedTestCa(config.caDir, config.host);
     const branded = await openPortal({ ...config, brandingDir }, { migrate: true });
     const brandedApp = await buildApp(branded, { logger: false });
     try {
@@ -257,6 +260,7 @@ describe('the database going away', () => {
       { PORTAL_DATA_DIR: path.join(workDir, 'data2'), PORTAL_WEB_DIR: path.join(workDir, 'none') },
       { version: '1.2.3' },
     );
+    await seedTestCa(config.caDir, config.host);
     const other = await openPortal(config, { migrate: true });
     const otherApp = await buildApp(other, { logger: false });
     await otherApp.ready();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   addAdminResponseSchema,
@@ -8,18 +8,20 @@ import {
   exchangeCodeResponseSchema,
   type TokenScope,
 } from '@callsign/contract';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
-import type { Access, ApiRoute } from '../src/modules/auth/access.js';
-import { createAdminCode } from '../src/modules/firstuser/admin-code.js';
-import { insertInviteCode } from '../src/modules/invites/repository.js';
-import { revokeMember } from '../src/modules/people/revocation.js';
-import type { ApiRequestOptions, ApiResponse, Face } from './support/api-client.js';
-import { pathOf, registeredApiRoutes } from './support/api-routes.js';
-import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
+import { testEngines } from '../../src/db/test-engines.testing.js';
+import type { Access, ApiRoute } from '../../src/modules/auth/access.js';
+import { createAdminCode } from '../../src/modules/firstuser/admin-code.js';
+import { insertInviteCode } from '../../src/modules/invites/repository.js';
+import { revokeMember } from '../../src/modules/people/revocation.js';
+import type { ApiRequestOptions, ApiResponse, Face } from '../support/api-client.js';
+import { pathOf, registeredApiRoutes } from '../support/api-routes.js';
+import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
+import type { MemberKey } from '../support/member-fixtures.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 
 /**
- * Who may call what (product.md §2, §4; issue 13): every registered /api route, called by every
- * kind of caller on both faces, over real HTTPS. The expectation below is written from the
+ * Who may call what (docs/api.md, issue 13): every registered /api route, called by every
+ * kind of caller on both faces, through the inject tier. The expectation below is written from the
  * rules, per access level; the routes come from the portal itself, so a new route is in the
  * matrix without being listed here. A call counts as let through when the answer is anything
  * but an access refusal (a 404 for an unknown callsign is let through: the rules allowed it).
@@ -106,18 +108,15 @@ function isAccessRefusal(response: ApiResponse): boolean {
 }
 
 describe.each(testEngines())('the access matrix on $name', (engine) => {
-  let scratch: ScratchDatabase;
-  let portal: TestPortal;
+  let portal: InjectPortal;
   const callers: Who[] = [];
 
+  portalOnScratchDatabase(engine, async (env) => {
+    portal = await openInjectPortal({ env: { ...env, PORTAL_RATE_LIMIT_FAILURES: '100000' } });
+    return portal;
+  });
+
   beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    portal = await startTestPortal({
-      env: {
-        DATABASE_URL: scratch.options.databaseUrl ?? '',
-        PORTAL_RATE_LIMIT_FAILURES: '100000',
-      },
-    });
     const api = (face: Face, method: string, path: string, options: ApiRequestOptions) =>
       portal.api(face, method, path, options);
     const db = portal.portal.database.db;
@@ -216,12 +215,7 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
     );
   });
 
-  afterAll(async () => {
-    await portal.destroy();
-    await scratch.drop();
-  });
-
-  it('declares every admin call of product.md §4 admin: the key on the mTLS face only', () => {
+  it('declares every admin call admin: the key on the mTLS face only', () => {
     const adminCalls = [
       `GET ${apiPaths.peopleList}`,
       'DELETE /api/v1/people/:callsign',
@@ -245,7 +239,7 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
   });
 
   it('lets bearer tokens call only what the spec gives them, and nothing else', () => {
-    // A new call that answers a JWT must be added here on purpose (product.md §2).
+    // A new call that answers a JWT must be added here on purpose (docs/api.md).
     const tokenCalls = routes
       .filter((route) => ['first-admin', 'any', 'member', 'admin-check'].includes(route.access))
       .map((route) => `${route.method} ${route.url}`)

@@ -1,37 +1,23 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { openPortal, type Portal } from '../src/portal.js';
+import { buildApp } from '../../src/app.js';
+import type { Portal } from '../../src/portal.js';
+import { openTestPortal, type OpenedTestPortal } from '../support/inject-portal.js';
 
 // What every route gets from being declared (issue 13): the portal refuses to start with an
 // /api route that declares no access or no 200 response schema, and the request log writes the
 // path from the matched route, never a code, however the URL was spelled.
 
-let workDir: string;
+let opened: OpenedTestPortal;
 let portal: Portal;
 
 beforeAll(async () => {
-  workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-route-rules-'));
-  portal = await openPortal(
-    loadConfig(
-      { PORTAL_DATA_DIR: path.join(workDir, 'data'), PORTAL_LOG_LEVEL: 'info' },
-      {
-        version: '0.0.0',
-      },
-    ),
-    { migrate: true },
-  );
+  opened = await openTestPortal({ env: { PORTAL_LOG_LEVEL: 'info' }, version: '0.0.0' });
+  portal = opened.portal;
 });
 
-afterAll(async () => {
-  await portal.close();
-  await rm(workDir, { recursive: true, force: true });
-});
+afterAll(() => opened.destroy());
 
 const answer = z.object({ ok: z.boolean() });
 const handler = () => Promise.resolve({ ok: true });

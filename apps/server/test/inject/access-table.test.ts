@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { accessTable, withAccessTable } from './support/access-table.js';
-import { registeredApiRoutes } from './support/api-routes.js';
-import { REPO_ROOT } from './support/repo.js';
+import { accessTable, withAccessTable } from '../support/access-table.js';
+import { registeredApiRoutes } from '../support/api-routes.js';
+import { REPO_ROOT } from '../support/repo.js';
 
 // The README's security section states who may call what in one table, written from the routes
 // the portal registers: a route added or a declaration changed shows up here, in review.
