@@ -151,7 +151,7 @@ async function keygenLimit(n) {
  * certificates (seeded as the growth section seeds).
  * @param {string} workDir @param {number} revoked
  */
-async function crlStall(workDir, revoked) {
+export async function crlStall(workDir, revoked) {
   const { loadConfig } = await importServer('config.js');
   const { openPortal } = await importServer('portal.js');
   const dataDir = path.join(workDir, `crl-stall-${revoked}`);
