@@ -9,8 +9,10 @@ require_node
 # openssl and curl verify what the CA and the TLS faces produce; postgresql is the second engine;
 # chromium runs the browser journeys; unzip and xmllint check the TAK packages; nginx fronts two
 # instances in the production tests (apps/server/test/production); a JRE (keytool, java) loads the
-# TAK packages as TAK Server's JVM does; systemd-analyze verifies the units in deploy/.
-ensure_debian_packages openssl curl ca-certificates postgresql chromium libnss3-tools libxml2-utils unzip nginx-light default-jre-headless systemd
+# TAK packages as TAK Server's JVM does; systemd-analyze verifies the units in deploy/; poppler
+# (pdftotext, pdftoppm) and zbar read back the bulk slips Chromium printed to PDF.
+ensure_debian_packages openssl curl ca-certificates postgresql chromium libnss3-tools libxml2-utils \
+  unzip nginx-light default-jre-headless systemd poppler-utils zbar-tools
 ensure_npm_dependencies
 ensure_build
 

@@ -80,5 +80,13 @@ export default defineConfig(({ command }) => ({
     // Maps for reading stack traces, never served: no sourceMappingURL in the JavaScript, and the
     // files go to dist-sourcemaps/ beside dist/ (build/sourcemaps-plugin.ts).
     sourcemap: 'hidden',
+    // TanStack Query in one chunk of its own: without it the bundler spreads it over the entry and
+    // a shared chunk, and the login route's initial JS measured 69.8 KB gzip (0.2 KB under budget);
+    // grouped, 69.2 KB.
+    rolldownOptions: {
+      output: {
+        codeSplitting: { groups: [{ name: 'query', test: /node_modules[\\/]@tanstack[\\/]/ }] },
+      },
+    },
   },
 }));

@@ -7,7 +7,8 @@ import autocannon from 'autocannon';
 /**
  * @typedef {{ port: number, host: string, mtlsHost: string, chainPem: string }} Server
  * @typedef {{ certPem: string, keyPem: string }} Key
- * @typedef {{ face: 'public' | 'mtls', path: string, key?: Key, bearer?: string }} Target
+ * @typedef {{ face: 'public' | 'mtls', path: string, key?: Key, bearer?: string, json?: unknown }} Target
+ *   `json`: a POST with that body (otherwise a GET)
  */
 
 /**
@@ -40,6 +41,7 @@ function headersOf(target) {
   /** @type {Record<string, string>} */
   const headers = {};
   if (target.bearer) headers.authorization = `Bearer ${target.bearer}`;
+  if (target.json !== undefined) headers['content-type'] = 'application/json';
   return headers;
 }
 
@@ -65,12 +67,14 @@ export function requestOnce(server, target) {
  */
 function get(server, target, options) {
   const servername = hostOf(server, target);
+  const payload = target.json === undefined ? undefined : JSON.stringify(target.json);
   const start = performance.now();
   return new Promise((resolve, reject) => {
     const request = https.request(
       {
         host: '127.0.0.1',
         port: server.port,
+        method: payload === undefined ? 'GET' : 'POST',
         path: target.path,
         servername,
         headers: { host: `${servername}:${server.port}`, ...headersOf(target) },
@@ -92,7 +96,7 @@ function get(server, target, options) {
       },
     );
     request.on('error', reject);
-    request.end();
+    request.end(payload);
   });
 }
 

@@ -39,6 +39,7 @@ if (caTemplate && !existsSync(path.join(options.dataDir, 'ca'))) {
 const config = loadConfig(
   {
     PORTAL_PORT: String(await freePort()),
+    PORTAL_TAK_ENROLL_PORT: String(await freePort()),
     PORTAL_DATA_DIR: options.dataDir,
     PORTAL_WEB_DIR: options.webDir ?? path.join(options.dataDir, 'no-web'),
     PORTAL_LOG_LEVEL: 'silent',
@@ -164,6 +165,8 @@ process.stdout.write(
     pid: process.pid,
     port: running.port,
     host: config.host,
+    takHost: config.takHost,
+    takEnrollPort: running.takEnroll?.port,
     mtlsHost: config.mtlsHost,
     engine: portal.database.engine,
     dataDir: options.dataDir,

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 
 const BATCH = 1000;
 const INVITE_CODE = 'BENCHSEED';
-/** Every seeded enrollment's approval code, stored as the portal stores it: its SHA-256. */
+/** Approval codes are stored only as their SHA-256 (as modules/auth/codes.ts hashCode makes it). */
 const APPROVAL_CODE_HASH = createHash('sha256').update('ABCD2345', 'utf8').digest('hex');
 
 /**

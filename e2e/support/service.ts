@@ -10,6 +10,8 @@ const MAIN = fileURLToPath(new URL('../../apps/server/dist/main.js', import.meta
 /** The built portal as `npm start` runs it, on a free port with its own data directory. */
 export interface Service {
   port: number;
+  /** The TAK enrollment face's port (`https://tak.portal.localhost:{port}`). */
+  takEnrollPort: number;
   origin: string;
   mtlsOrigin: string;
   /** The first-start login link with the admin code. */
@@ -24,11 +26,13 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-e2e-'));
   const dataDir = path.join(workDir, 'data');
   const port = await freePort();
+  const takEnrollPort = await freePort();
   const child: ChildProcess = spawn('node', [MAIN], {
     cwd: workDir,
     env: {
       ...process.env,
       PORTAL_PORT: String(port),
+      PORTAL_TAK_ENROLL_PORT: String(takEnrollPort),
       PORTAL_DATA_DIR: dataDir,
       DATABASE_URL: '',
       PORTAL_LOG_LEVEL: 'warn',
@@ -59,6 +63,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
   }
   return {
     port,
+    takEnrollPort,
     origin: `https://portal.localhost:${port}`,
     mtlsOrigin: `https://mtls.portal.localhost:${port}`,
     adminLink,

@@ -38,6 +38,9 @@ import { registerInstructionsRoutes } from './modules/instructions/routes.js';
 import { registerInvitesRoutes } from './modules/invites/routes.js';
 import { registerKeysRoutes } from './modules/keys/routes.js';
 import { registerPeopleRoutes } from './modules/people/routes.js';
+import { registerPresetRoutes } from './modules/presets/routes.js';
+import { registerBulkRoutes } from './modules/bulk/routes.js';
+import { registerTakEnrollRoutes } from './modules/tak-enroll/routes.js';
 import { registerTakReadinessRoutes } from './modules/tak-readiness/routes.js';
 import type { RouteContext } from './modules/route-context.js';
 import { builtinFaces, proxyFaces, type RequestFaces } from './tls/request-faces.js';
@@ -156,9 +159,12 @@ export async function buildApp(
   registerEnrollmentRoutes(app, context);
   registerPeopleRoutes(app, context);
   registerInvitesRoutes(app, context);
+  registerPresetRoutes(app, context);
+  registerBulkRoutes(app, context);
   registerKeysRoutes(app, context);
   registerInstructionsRoutes(app, context);
   registerIdmConsoleRoutes(app, context);
+  registerTakEnrollRoutes(app, context);
   registerAuditRoutes(app, context);
   registerTakReadinessRoutes(app, context);
   app.get(

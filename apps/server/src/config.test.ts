@@ -231,4 +231,71 @@ describe('loadConfig', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  describe('the TAK enrollment face', () => {
+    const proxy = { PORTAL_TLS_MODE: 'proxy', PORTAL_TRUSTED_PROXIES: '127.0.0.1' };
+
+    it('listens on 8446 with a certificate from the portal CA and 15-minute tokens by default', () => {
+      expect(loadConfig({}, { cwd }).takEnroll).toEqual({
+        port: 8446,
+        publicPort: 8446,
+        tlsCertFile: undefined,
+        tlsKeyFile: undefined,
+        publiclyTrusted: false,
+        tokenTtlMs: 15 * 60_000,
+      });
+    });
+
+    it('is switched off with off, in any case', () => {
+      expect(loadConfig({ PORTAL_TAK_ENROLL_PORT: 'off' }, { cwd }).takEnroll).toBeUndefined();
+      expect(loadConfig({ PORTAL_TAK_ENROLL_PORT: 'OFF' }, { cwd }).takEnroll).toBeUndefined();
+    });
+
+    it('takes an operator certificate, which phones trust by themselves', () => {
+      const config = loadConfig(
+        {
+          PORTAL_TAK_ENROLL_PORT: '9446',
+          PORTAL_TAK_ENROLL_TLS_CERT: 'tls/tak.crt',
+          PORTAL_TAK_ENROLL_TLS_KEY: 'tls/tak.key',
+          PORTAL_TAK_ENROLL_TOKEN_MINUTES: '5',
+        },
+        { cwd },
+      );
+      expect(config.takEnroll).toEqual({
+        port: 9446,
+        publicPort: 9446,
+        tlsCertFile: path.join(cwd, 'tls/tak.crt'),
+        tlsKeyFile: path.join(cwd, 'tls/tak.key'),
+        publiclyTrusted: true,
+        tokenTtlMs: 5 * 60_000,
+      });
+    });
+
+    it('behind the proxy binds plain HTTP and tells clients about nginx’s 8446', () => {
+      const config = loadConfig({ ...proxy, PORTAL_TAK_ENROLL_PORT: '9446' }, { cwd });
+      expect(config.takEnroll).toMatchObject({
+        port: 9446,
+        publicPort: 8446,
+        publiclyTrusted: true,
+      });
+    });
+
+    it.each([
+      [
+        { PORTAL_TAK_ENROLL_PORT: 'eighty' },
+        /PORTAL_TAK_ENROLL_PORT: must be a port number, or off/,
+      ],
+      [{ PORTAL_TAK_ENROLL_PORT: '70000' }, /PORTAL_TAK_ENROLL_PORT/],
+      [{ PORTAL_TAK_ENROLL_PORT: '8443' }, /PORTAL_TAK_ENROLL_PORT: must differ from PORTAL_PORT/],
+      [{ PORTAL_TAK_ENROLL_TLS_CERT: 'a.pem' }, /give both files or neither/],
+      [
+        { ...proxy, PORTAL_TAK_ENROLL_TLS_CERT: 'a.pem', PORTAL_TAK_ENROLL_TLS_KEY: 'b.pem' },
+        /PORTAL_TAK_ENROLL_TLS_CERT, PORTAL_TAK_ENROLL_TLS_KEY: not used when PORTAL_TLS_MODE=proxy/,
+      ],
+      [{ PORTAL_TAK_ENROLL_TOKEN_MINUTES: '0' }, /PORTAL_TAK_ENROLL_TOKEN_MINUTES/],
+    ])('refuses %o, naming the variable', (env, message) => {
+      expect(() => loadConfig(env, { cwd })).toThrow(ConfigError);
+      expect(() => loadConfig(env, { cwd })).toThrow(message);
+    });
+  });
 });

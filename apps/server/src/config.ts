@@ -136,6 +136,21 @@ const environmentSchema = z.object({
     .optional(),
   TAK_HOST: hostname.optional(),
   TAK_PORT: port.default(8089),
+  PORTAL_TAK_ENROLL_PORT: z
+    .string()
+    .trim()
+    .default('8446')
+    .transform((value, ctx) => {
+      if (value.toLowerCase() === 'off') return undefined;
+      const parsed = port.safeParse(value);
+      if (parsed.success) return parsed.data;
+      ctx.addIssue({ code: 'custom', message: 'must be a port number, or off' });
+      return z.NEVER;
+    }),
+  PORTAL_TAK_ENROLL_PUBLIC_PORT: port.optional(),
+  PORTAL_TAK_ENROLL_TLS_CERT: optionalText,
+  PORTAL_TAK_ENROLL_TLS_KEY: optionalText,
+  PORTAL_TAK_ENROLL_TOKEN_MINUTES: positiveInt(24 * 60).default(15),
   PORTAL_TAK_TRUSTSTORE_PEM: optionalText,
   PORTAL_TAK_TRUSTSTORE_PASSWORD: z
     .string()
@@ -223,6 +238,12 @@ export interface Config {
   takTruststorePemFile: string | undefined;
   /** Password of the truststore in the TAK settings packages. */
   takTruststorePassword: string;
+  /**
+   * The TAK enrollment face (`{takHost}:{port}`, the TAK certificate-enrollment protocol); absent
+   * when `PORTAL_TAK_ENROLL_PORT=off`. `port` is what this process binds (TLS when built in,
+   * plain HTTP behind the proxy); `publicPort` is what clients reach (nginx's port in proxy mode).
+   */
+  takEnroll: TakEnrollConfig | undefined;
   idmConsoleUrl: string;
   trustedProxies: string[];
   tlsCertFile: string | undefined;
@@ -262,6 +283,22 @@ export interface Config {
   /** The Prometheus listener (`PORTAL_METRICS_ADDRESS`); undefined: no metrics listener. */
   metricsAddress: ListenAddress | undefined;
   version: string;
+}
+
+export interface TakEnrollConfig {
+  port: number;
+  publicPort: number;
+  /** Operator-given certificate files for `{takHost}` (e.g. Let's Encrypt); built-in TLS only. */
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  /**
+   * Whether a phone trusts the face's certificate by itself: an operator's certificate (built in,
+   * or nginx's in proxy mode). Otherwise the portal's CA signed it, and ATAK needs the trust
+   * package before it can enroll.
+   */
+  publiclyTrusted: boolean;
+  /** How long an enrollment token lives (`PORTAL_TAK_ENROLL_TOKEN_MINUTES`). */
+  tokenTtlMs: number;
 }
 
 export class ConfigError extends Error {
@@ -326,6 +363,41 @@ function checkTruststorePem(file: string): void {
   }
 }
 
+function takEnrollConfig(
+  settings: z.infer<typeof environmentSchema>,
+  tlsMode: TlsMode,
+  cwd: string,
+): TakEnrollConfig | undefined {
+  const certFile = settings.PORTAL_TAK_ENROLL_TLS_CERT;
+  const keyFile = settings.PORTAL_TAK_ENROLL_TLS_KEY;
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw new ConfigError(
+      'Invalid configuration:\n  PORTAL_TAK_ENROLL_TLS_CERT, PORTAL_TAK_ENROLL_TLS_KEY: give both files or neither',
+    );
+  }
+  if (tlsMode === 'proxy' && certFile !== undefined) {
+    throw new ConfigError(
+      'Invalid configuration:\n  PORTAL_TAK_ENROLL_TLS_CERT, PORTAL_TAK_ENROLL_TLS_KEY: not used when PORTAL_TLS_MODE=proxy (nginx holds the certificate of the 8446 server block); remove them',
+    );
+  }
+  const port = settings.PORTAL_TAK_ENROLL_PORT;
+  if (port === undefined) return undefined;
+  if (port === settings.PORTAL_PORT) {
+    throw new ConfigError(
+      'Invalid configuration:\n  PORTAL_TAK_ENROLL_PORT: must differ from PORTAL_PORT (the enrollment face is a listener of its own), or be off',
+    );
+  }
+  return {
+    port,
+    // Behind the proxy, clients reach nginx's 8446 (ATAK's fixed enrollment port).
+    publicPort: settings.PORTAL_TAK_ENROLL_PUBLIC_PORT ?? (tlsMode === 'proxy' ? 8446 : port),
+    tlsCertFile: certFile === undefined ? undefined : path.resolve(cwd, certFile),
+    tlsKeyFile: keyFile === undefined ? undefined : path.resolve(cwd, keyFile),
+    publiclyTrusted: tlsMode === 'proxy' || certFile !== undefined,
+    tokenTtlMs: settings.PORTAL_TAK_ENROLL_TOKEN_MINUTES * MINUTE,
+  };
+}
+
 export interface LoadConfigOptions {
   /** Directory relative paths are resolved against (the working directory by default). */
   cwd?: string;
@@ -367,6 +439,7 @@ export function loadConfig(
     );
   }
   const cwd = options.cwd ?? process.cwd();
+  const takEnroll = takEnrollConfig(settings, tlsMode, cwd);
   const host = settings.PORTAL_HOST;
   const mtlsHost = `mtls.${host}`;
   // Behind a proxy the port people use is the proxy's (443), not the plain-HTTP one bound here.
@@ -409,6 +482,7 @@ export function loadConfig(
     takPort: settings.TAK_PORT,
     takTruststorePemFile,
     takTruststorePassword: settings.PORTAL_TAK_TRUSTSTORE_PASSWORD,
+    takEnroll,
     idmConsoleUrl:
       settings.PORTAL_IDM_CONSOLE_URL ??
       `https://${host}:9443/admin/${encodeURIComponent(realm)}/console/`,

@@ -42,6 +42,9 @@ function describeFaces(config: Config): string {
     config.tlsMode === 'proxy'
       ? `  Listening:   http://${config.listenAddress}:${config.port} (behind the proxy: ${config.trustedProxies.join(', ')})`
       : `  Listening:   ${config.listenAddress}:${config.port}`,
+    config.takEnroll === undefined
+      ? '  TAK enroll:  off'
+      : `  TAK enroll:  https://${config.takHost}:${config.takEnroll.publicPort}/Marti/api/tls/ (${config.tlsMode === 'proxy' ? `plain HTTP on ${config.listenAddress}:${config.takEnroll.port} behind the proxy` : `${config.listenAddress}:${config.takEnroll.port}`})`,
     `  Data:        ${config.dataDir} (${config.databaseUrl === undefined ? 'SQLite' : 'PostgreSQL'})`,
     `  CA chain:    ${config.publicOrigin}/ca/ca.pem`,
     `  Metrics:     ${metricsUrl(config)}`,

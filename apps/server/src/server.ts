@@ -1,14 +1,17 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { X509Certificate } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openPortal, type Portal } from './portal.js';
 import { createPlainListener } from './http/plain-listener.js';
+import { buildTakEnrollApp } from './tak-enroll-app.js';
 import { startMetricsListener, type MetricsListener } from './metrics/listener.js';
 import type { ScrapeProbes } from './metrics/portal-metrics.js';
 import { countEnrollmentsByState } from './modules/enrollment/service.js';
 import { createDualFaceServer, type PortalListener } from './tls/dual-face-server.js';
 import { loadServerCredentials } from './tls/server-credentials.js';
+import { createTakEnrollServer } from './tls/tak-enroll-server.js';
 
 export interface RunningPortal {
   portal: Portal;
@@ -16,6 +19,8 @@ export interface RunningPortal {
   server: PortalListener;
   /** The port actually bound (differs from the configured one when that was 0). */
   port: number;
+  /** The TAK enrollment face, unless `PORTAL_TAK_ENROLL_PORT=off`. */
+  takEnroll: { app: FastifyInstance; server: PortalListener; port: number } | undefined;
   /** The Prometheus listener; undefined when PORTAL_METRICS_ADDRESS is off. */
   metrics: MetricsListener | undefined;
   /** Stops accepting, finishes what is in flight, closes the database. */
@@ -73,6 +78,38 @@ async function startMetrics(portal: Portal, app: FastifyInstance) {
 }
 
 /**
+ * The TAK enrollment face's own listener on `PORTAL_TAK_ENROLL_PORT`: TLS with the operator's
+ * certificate for `{takHost}` or one from the portal's CA, or plain HTTP behind the proxy (nginx's
+ * 8446 server block terminates TLS and forwards here).
+ */
+async function takEnrollListener(portal: Portal, app: FastifyInstance): Promise<PortalListener> {
+  const { config } = portal;
+  const handler = (request: IncomingMessage, response: ServerResponse) => {
+    app.routing(request, response);
+  };
+  if (config.tlsMode === 'proxy') {
+    return createPlainListener(handler, { maxConnections: config.maxConnections });
+  }
+  const credentials = await loadServerCredentials(
+    {
+      names: [config.takHost],
+      tlsDir: config.tlsDir,
+      certFile: config.takEnroll?.tlsCertFile,
+      keyFile: config.takEnroll?.tlsKeyFile,
+      fileStem: 'tak-enroll',
+    },
+    portal.certificates,
+  );
+  return createTakEnrollServer({ credentials, handler, maxConnections: config.maxConnections });
+}
+
+async function listenOn(server: PortalListener, port: number, address: string): Promise<number> {
+  await server.listen(port, address);
+  const bound = server.listener.address();
+  return typeof bound === 'object' && bound !== null ? bound.port : port;
+}
+
+/**
  * Start-up (docs/deployment.md): data directory, CA, JWT key, migrations, then the listener: one
  * TLS listener for both faces (built-in), or plain HTTP behind the reverse proxy. The service's
  * entry point and the API tests both use this.
@@ -82,8 +119,10 @@ export async function startPortal(
   options: { logger?: boolean } = {},
 ): Promise<RunningPortal> {
   const portal = await openPortal(config, { migrate: true, keyPool: true });
+  const opened: { close(): Promise<void> }[] = [];
   try {
     const app = await buildApp(portal, options);
+    opened.push(app);
     await app.ready();
     const server =
       config.tlsMode === 'proxy'
@@ -94,30 +133,35 @@ export async function startPortal(
             { maxConnections: config.maxConnections },
           )
         : await builtinTlsListener(portal, app);
-    await server.listen(config.port, config.listenAddress);
-    let metrics: MetricsListener | undefined;
-    try {
-      metrics = await startMetrics(portal, app);
-    } catch (error) {
-      await server.close();
-      throw error;
+    const port = await listenOn(server, config.port, config.listenAddress);
+    opened.unshift(server);
+    let takEnroll: RunningPortal['takEnroll'];
+    if (config.takEnroll !== undefined) {
+      const enrollApp = await buildTakEnrollApp(portal, options);
+      opened.push(enrollApp);
+      await enrollApp.ready();
+      const enrollServer = await takEnrollListener(portal, enrollApp);
+      const enrollPort = await listenOn(enrollServer, config.takEnroll.port, config.listenAddress);
+      opened.unshift(enrollServer);
+      takEnroll = { app: enrollApp, server: enrollServer, port: enrollPort };
     }
-    const address = server.listener.address();
-    const port = typeof address === 'object' && address !== null ? address.port : config.port;
+    const metrics = await startMetrics(portal, app);
+    if (metrics !== undefined) opened.unshift(metrics);
     return {
       portal,
       app,
       server,
       port,
+      takEnroll,
       metrics,
       async close() {
-        await server.close();
-        await metrics?.close();
-        await app.close();
+        // The listeners first (they finish what is in flight), then the apps, then the database.
+        for (const part of opened) await part.close();
         await portal.close();
       },
     };
   } catch (error) {
+    for (const part of opened) await part.close().catch(() => undefined);
     await portal.close();
     throw error;
   }

@@ -17,6 +17,7 @@ import type { CertificateAuthority } from '../src/ca/authority.js';
 import { Membership } from '../src/modules/people/membership.js';
 import { revokeMember } from '../src/modules/people/revocation.js';
 import { xpathString } from '../src/tak/xpath.testing.js';
+import { PresetService } from '../src/modules/presets/service.js';
 import { TakPackageService, takPackageConfig } from '../src/modules/tak/service.js';
 import { ForbiddenError } from '../src/errors.js';
 import { CertificateService } from '../src/modules/certificates/service.js';
@@ -267,7 +268,11 @@ describe.each(testEngines())('TAK settings packages on $name', (engine) => {
       },
       { members: new Membership(database.db) },
     );
-    const builder = new TakPackageService(racing, takPackageConfig(config));
+    const builder = new TakPackageService(
+      racing,
+      takPackageConfig(config),
+      new PresetService(database.db, () => new Date()),
+    );
     await expect(
       builder.build('Race5', { callsign: 'Race5', clientAddress: null }),
     ).rejects.toThrow(ForbiddenError);

@@ -11,6 +11,7 @@ const MAIN = path.join(SERVER_DIST, 'main.js');
 
 let workDir: string;
 let port: number;
+let enrollPort: number;
 
 function startService(): ServiceProcess {
   return spawnNode(MAIN, {
@@ -18,6 +19,7 @@ function startService(): ServiceProcess {
     env: {
       ...process.env,
       PORTAL_PORT: String(port),
+      PORTAL_TAK_ENROLL_PORT: String(enrollPort),
       PORTAL_DATA_DIR: 'data',
       DATABASE_URL: '',
       PORTAL_METRICS_ADDRESS: 'off',
@@ -58,6 +60,7 @@ beforeAll(async () => {
   expect(existsSync(MAIN), 'build the server first (npm run build)').toBe(true);
   workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-process-'));
   port = await freePort();
+  enrollPort = await freePort();
 });
 
 afterAll(async () => {

@@ -26,6 +26,15 @@ export const apiPaths = {
   peopleList: `${API_PREFIX}/people/list`,
   /** DELETE with the callsign as the last segment. */
   person: (callsign: string) => `${API_PREFIX}/people/${encodeURIComponent(callsign)}`,
+  /** GET (admin) and PUT (admin) a member's TAK preset. */
+  preset: (callsign: string) => `${API_PREFIX}/people/${encodeURIComponent(callsign)}/preset`,
+  /** GET: the caller's own TAK preset. */
+  myPreset: `${API_PREFIX}/me/preset`,
+  bulk: `${API_PREFIX}/enrollment/bulk`,
+  bulkCheck: `${API_PREFIX}/enrollment/bulk/check`,
+  batch: (batchId: string) => `${API_PREFIX}/enrollment/bulk/${encodeURIComponent(batchId)}`,
+  voidBatch: (batchId: string) =>
+    `${API_PREFIX}/enrollment/bulk/${encodeURIComponent(batchId)}/void`,
   keyDownload: (callsign: string) => `${API_PREFIX}/enduserpfx/${encodeURIComponent(callsign)}`,
   instructions: `${API_PREFIX}/instructions/user`,
   idmConsole: `${API_PREFIX}/admin/idm-console`,
@@ -43,6 +52,11 @@ export const caPaths = {
   /** The issuing CA's certificate alone, DER: the caIssuers URL of every leaf (RFC 5280 §4.2.2.1). */
   issuingCaDer: '/ca/issuing-ca.der',
 } as const;
+
+/** The web app's login page with a code filled in: the link of an admin code or an invite. */
+export function loginLink(publicOrigin: string, code: string): string {
+  return `${publicOrigin}/login?code=${encodeURIComponent(code)}`;
+}
 
 /** The subdomain prefix of the mTLS face: `mtls.{host}`. */
 export const MTLS_PREFIX = 'mtls.';

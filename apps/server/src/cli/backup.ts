@@ -9,6 +9,7 @@ import { openDatabase, type DatabaseHandle } from '../db/connection.js';
 import { MIGRATIONS, migrateToLatest } from '../db/migrate.js';
 import { upgradeBackupRows as hashApprovalCodes } from '../db/migrations/0003-approval-code-hash.js';
 import { upgradeBackupRows as renameKeyPurposes } from '../db/migrations/0004-key-purposes-and-presets.js';
+import { upgradeBackupRows as addInviteOptions } from '../db/migrations/0007-invite-options-and-slips.js';
 import type { Database } from '../db/schema.js';
 import { appendAuditEvent } from '../modules/audit/service.js';
 import { JWT_KEY_FILE } from '../modules/auth/token-service.js';
@@ -40,6 +41,7 @@ export const BACKUP_TABLES: readonly (keyof Database)[] = [
   'used_tokens',
   'audit_events',
   'failure_windows',
+  'tak_enrollment_tokens',
 ];
 
 /** The files of the CA directory that a backup carries and a restore writes back. */
@@ -70,6 +72,7 @@ const ROW_UPGRADES: Readonly<
 > = {
   '0003-approval-code-hash': hashApprovalCodes,
   '0004-key-purposes-and-presets': renameKeyPurposes,
+  '0007-invite-options-and-slips': addInviteOptions,
 };
 
 function openConfigured(config: Config): DatabaseHandle {

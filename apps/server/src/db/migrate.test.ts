@@ -3,6 +3,9 @@ import type { Kysely, Migration } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Database } from './schema.js';
 import { hashCode } from '../modules/auth/codes.js';
+import { findInviteCode, insertInviteCodes } from '../modules/invites/repository.js';
+import * as inviteOptionsAndSlips from './migrations/0007-invite-options-and-slips.js';
+import { NEW_INVITE_COLUMNS } from './migrations/0007-invite-options-and-slips.js';
 import { MIGRATIONS, MigrationError, migrateToLatest } from './migrate.js';
 import { testEngines } from './test-engines.testing.js';
 import type { ScratchDatabase } from './test-engines.testing.js';
@@ -16,6 +19,7 @@ const EXPECTED_TABLES = [
   'login_codes',
   'member_roles',
   'members',
+  'tak_enrollment_tokens',
   'used_tokens',
 ];
 
@@ -111,7 +115,8 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     // Before 0008 nothing stopped a change.
     await sql`update audit_events set actor = 'Before'`.execute(handle.db);
 
-    expect(await migrateToLatest(handle)).toEqual(['0008-audit-append-only']);
+    // Other slices' migrations (0005…0007) run in between; 0008 is the last.
+    expect((await migrateToLatest(handle)).at(-1)).toBe('0008-audit-append-only');
 
     await insert('0190a1b2-0000-7000-8000-000000000002');
     await expect(sql`update audit_events set actor = 'After'`.execute(handle.db)).rejects.toThrow(
@@ -180,6 +185,111 @@ describe.each(testEngines())('migrations on $name', (engine) => {
       );
     await insert('04', 'tak-enroll');
     await expect(insert('05', 'member')).rejects.toThrow();
+  });
+
+  it('give older invite codes no options, then store every option, and take them off again', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    const before = Object.fromEntries(
+      Object.entries(MIGRATIONS).filter(([name]) => name < '0007-invite-options-and-slips'),
+    );
+    await migrateToLatest(handle, before);
+    const at = Date.now();
+    await sql`insert into invite_codes (code, created_at) values ('OLDCODE2', ${at})`.execute(
+      handle.db,
+    );
+
+    expect(await migrateToLatest(handle)).toContain('0007-invite-options-and-slips');
+
+    const options = [
+      'auto_approve',
+      'tak_team',
+      'tak_role',
+      'reserved_callsign',
+      'batch_id',
+    ] as const;
+    const old = await handle.db
+      .selectFrom('invite_codes')
+      .select(options)
+      .where('code', '=', 'OLDCODE2')
+      .executeTakeFirstOrThrow();
+    expect(old).toEqual(NEW_INVITE_COLUMNS);
+    await insertInviteCodes(handle.db, [
+      {
+        code: 'SLIP2345',
+        createdAt: at,
+        ownerCallsign: null,
+        autoApprove: true,
+        team: 'Red',
+        role: 'Medic',
+        reservedCallsign: 'Alpha1',
+        batchId: 'batch-1',
+      },
+    ]);
+    const slip = await findInviteCode(handle.db, 'SLIP2345');
+    expect(slip).toMatchObject({
+      autoApprove: true,
+      team: 'Red',
+      role: 'Medic',
+      reservedCallsign: 'Alpha1',
+      batchId: 'batch-1',
+    });
+    await expect(
+      sql`update invite_codes set auto_approve = 2 where code = 'SLIP2345'`.execute(handle.db),
+    ).rejects.toThrow();
+
+    const schemaOnly = handle.db as unknown as Kysely<unknown>;
+    await inviteOptionsAndSlips.down(schemaOnly);
+    const columns = (await handle.db.introspection.getTables())
+      .find((table) => table.name === 'invite_codes')
+      ?.columns.map((column) => column.name);
+    expect(columns).not.toContain('auto_approve');
+    expect(columns).not.toContain('batch_id');
+    await inviteOptionsAndSlips.up(schemaOnly);
+    expect(await findInviteCode(handle.db, 'OLDCODE2')).toMatchObject({ autoApprove: false });
+  });
+
+  it('add the TAK enrollment tokens: one per member, each hash once, nothing else touched', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    await migrateToLatest(handle, migrationsThrough('0004-key-purposes-and-presets'));
+    const at = Date.now();
+    await sql`insert into members (callsign, status, created_at, updated_at)
+      values ('Kept1', 'active', ${at}, ${at})`.execute(handle.db);
+
+    expect(await migrateToLatest(handle, migrationsThrough('0005-tak-enrollment-tokens'))).toEqual([
+      '0005-tak-enrollment-tokens',
+    ]);
+
+    expect(await handle.db.selectFrom('members').select('callsign').execute()).toEqual([
+      { callsign: 'Kept1' },
+    ]);
+    const token = (callsign: string, hash: string) =>
+      handle.db
+        .insertInto('tak_enrollment_tokens')
+        .values({
+          callsign,
+          token_hash: hash,
+          created_at: at,
+          expires_at: at + 1,
+          created_by: 'Kept1',
+        })
+        .execute();
+    await token('Kept1', 'a'.repeat(64));
+    expect(
+      await handle.db.selectFrom('tak_enrollment_tokens').selectAll().executeTakeFirstOrThrow(),
+    ).toEqual({
+      callsign: 'Kept1',
+      token_hash: 'a'.repeat(64),
+      created_at: at,
+      expires_at: at + 1,
+      created_by: 'Kept1',
+      used_at: null,
+      client_uid: null,
+      serial: null,
+    });
+    await expect(token('Kept1', 'b'.repeat(64))).rejects.toThrow();
+    await expect(token('Other1', 'a'.repeat(64))).rejects.toThrow();
   });
 
   it.runIf(engine.name === 'postgres')(

@@ -5,6 +5,8 @@ import * as initialSchema from './migrations/0001-initial-schema.js';
 import * as failureWindows from './migrations/0002-failure-windows.js';
 import * as approvalCodeHash from './migrations/0003-approval-code-hash.js';
 import * as keyPurposesAndPresets from './migrations/0004-key-purposes-and-presets.js';
+import * as takEnrollmentTokens from './migrations/0005-tak-enrollment-tokens.js';
+import * as inviteOptionsAndSlips from './migrations/0007-invite-options-and-slips.js';
 import * as auditAppendOnly from './migrations/0008-audit-append-only.js';
 import type { Database } from './schema.js';
 import { advisoryLockKey } from './transaction.js';
@@ -16,6 +18,8 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0002-failure-windows': failureWindows,
   '0003-approval-code-hash': approvalCodeHash,
   '0004-key-purposes-and-presets': keyPurposesAndPresets,
+  '0005-tak-enrollment-tokens': takEnrollmentTokens,
+  '0007-invite-options-and-slips': inviteOptionsAndSlips,
   '0008-audit-append-only': auditAppendOnly,
 };
 

@@ -9,6 +9,8 @@ import type { ColumnType } from 'kysely';
 type Defaulted<T> = ColumnType<T, T | undefined, T>;
 /** A column that is written once and never updated. */
 type Immutable<T> = ColumnType<T, T, never>;
+/** A column with a database default that is written once, if at all, and never updated. */
+type ImmutableDefaulted<T> = ColumnType<T, T | undefined, never>;
 
 export type MemberStatus = 'pending' | 'active' | 'rejected' | 'revoked';
 export type Role = 'admin';
@@ -66,6 +68,15 @@ export interface InviteCodesTable {
   use_count: Defaulted<number>;
   deactivated_at: number | null;
   deleted_at: number | null;
+  /** 1: an enrollment with the code is approved at once; 0: an admin approves it. */
+  auto_approve: ImmutableDefaulted<0 | 1>;
+  /** The TAK preset of the members it admits; null: the default one. */
+  tak_team: ImmutableDefaulted<string | null>;
+  tak_role: ImmutableDefaulted<string | null>;
+  /** A bulk slip's callsign: the only one it enrolls, and nobody else's while the slip is live. */
+  reserved_callsign: ImmutableDefaulted<string | null>;
+  /** The bulk call that made the slip. */
+  batch_id: ImmutableDefaulted<string | null>;
 }
 
 /** Admin and exchange codes, stored only as a hash. */
@@ -122,6 +133,27 @@ export interface FailureWindowsTable {
   failures: number;
 }
 
+/**
+ * A member's one-time token of the TAK certificate-enrollment protocol: one row per member (a new
+ * token replaces the last), stored only as a hash (modules/tak-enroll).
+ */
+export interface TakEnrollmentTokensTable {
+  /** As the member's record has it. */
+  callsign: Immutable<string>;
+  /** SHA-256 of the token, upper-cased (modules/auth/codes.ts). */
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+  /** Who made it: the member, or the admin at an enrollment station. */
+  created_by: string;
+  /** When it signed a certificate; a spent token only fetches the profile, for a while. */
+  used_at: number | null;
+  /** The device that spent it (the TAK client's own id). */
+  client_uid: string | null;
+  /** The certificate it signed. */
+  serial: string | null;
+}
+
 export interface Database {
   members: MembersTable;
   member_roles: MemberRolesTable;
@@ -132,4 +164,5 @@ export interface Database {
   used_tokens: UsedTokensTable;
   audit_events: AuditEventsTable;
   failure_windows: FailureWindowsTable;
+  tak_enrollment_tokens: TakEnrollmentTokensTable;
 }

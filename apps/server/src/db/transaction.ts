@@ -23,17 +23,27 @@ export function inTransaction<T>(
 /**
  * Serialises transactions that take the lock of the same `name` until they end: for rules that
  * read several rows and then write (e.g. "at least one admin remains"), which READ COMMITTED on
- * PostgreSQL would otherwise let two transactions break together.
+ * PostgreSQL would otherwise let two transactions break together. Holders of the `shared` lock
+ * of a name run together and only wait for (and hold off) the exclusive one.
  *
  * PostgreSQL: a transaction-level advisory lock. SQLite needs nothing: the single connection
  * runs one transaction at a time in a process, and across processes a write transaction whose
  * snapshot went stale fails with SQLITE_BUSY instead of committing.
  */
-export async function lockForTransaction(trx: Transaction<Database>, name: string): Promise<void> {
+export async function lockForTransaction(
+  trx: Transaction<Database>,
+  name: string,
+  mode: 'exclusive' | 'shared' = 'exclusive',
+): Promise<void> {
   if (!isPostgres(trx)) {
     return;
   }
-  await sql`select pg_advisory_xact_lock(${advisoryLockKey(name)}::bigint)`.execute(trx);
+  const key = advisoryLockKey(name);
+  await (
+    mode === 'shared'
+      ? sql`select pg_advisory_xact_lock_shared(${key}::bigint)`
+      : sql`select pg_advisory_xact_lock(${key}::bigint)`
+  ).execute(trx);
 }
 
 /** A stable signed 64-bit key for `pg_advisory_*lock`, as a decimal string. */

@@ -7,11 +7,13 @@ export interface ManifestOptions {
   name: string;
   /** Every file at the root of the zip, in zip order; the manifest itself is not listed. */
   entries: readonly string[];
+  /** The client deletes the package once imported (default false: it stays in its list). */
+  onReceiveDelete?: boolean;
 }
 
 /**
  * `MANIFEST/manifest.xml` of a TAK data package (docs/tak.md): imported on receipt, kept
- * afterwards, one `Content` per file of the package.
+ * afterwards unless `onReceiveDelete`, one `Content` per file of the package.
  */
 export function buildManifest(options: ManifestOptions): string {
   const parameter = (name: string, value: string) =>
@@ -23,7 +25,7 @@ export function buildManifest(options: ManifestOptions): string {
     parameter('uid', options.uid),
     parameter('name', options.name),
     parameter('onReceiveImport', 'true'),
-    parameter('onReceiveDelete', 'false'),
+    parameter('onReceiveDelete', String(options.onReceiveDelete ?? false)),
     '  </Configuration>',
     '  <Contents>',
     ...options.entries.map(

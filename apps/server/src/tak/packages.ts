@@ -70,7 +70,35 @@ export function settingsFileNames(variant: TakVariant): string[] {
   return variant === 'itak' ? ['server.pref', 'config.pref'] : ['server.pref'];
 }
 
-/** One zip: flat, `MANIFEST/manifest.xml` first, then the files it lists. */
+/** One file of a data package: its name at the root, its bytes, and how hard to deflate it. */
+export type PackageFile = readonly [name: string, data: Uint8Array, level: 0 | 6];
+
+/**
+ * A TAK data package: a flat zip, `MANIFEST/manifest.xml` first, then the files it lists.
+ * Already encrypted keystores do not compress: give them level 0; the XML is deflated.
+ */
+export function buildDataPackage(options: {
+  uid: string;
+  name: string;
+  onReceiveDelete?: boolean;
+  files: readonly PackageFile[];
+}): Uint8Array {
+  const manifest = buildManifest({
+    uid: options.uid,
+    name: options.name,
+    entries: options.files.map(([name]) => name),
+    ...(options.onReceiveDelete === undefined ? {} : { onReceiveDelete: options.onReceiveDelete }),
+  });
+  const zippable: Zippable = {
+    'MANIFEST/manifest.xml': [strToU8(manifest), { level: 6, mtime: ENTRY_TIME }],
+  };
+  for (const [name, data, level] of options.files) {
+    zippable[name] = [data, { level, mtime: ENTRY_TIME }];
+  }
+  return zipSync(zippable);
+}
+
+/** One settings package of a member: server.pref, truststore and keystore. */
 export function buildTakPackage(
   settings: TakSettings,
   contents: PackageContents,
@@ -89,25 +117,16 @@ export function buildTakPackage(
     keystoreFile,
     preset: contents.preset,
   });
-  // Already encrypted keystores do not compress: stored as they are; the XML is deflated.
   const prefBytes = strToU8(pref);
-  const files: [string, Uint8Array, 0 | 6][] = [
-    ...settingsFileNames(variant).map((name): [string, Uint8Array, 6] => [name, prefBytes, 6]),
-    [truststoreFile, contents.truststore, 0],
-    [keystoreFile, contents.keystore, 0],
-  ];
-  const manifest = buildManifest({
+  return buildDataPackage({
     uid: packageUid(settings.takHost, contents.callsign, variant),
     name: settings.deployment,
-    entries: files.map(([name]) => name),
+    files: [
+      ...settingsFileNames(variant).map((name): PackageFile => [name, prefBytes, 6]),
+      [truststoreFile, contents.truststore, 0],
+      [keystoreFile, contents.keystore, 0],
+    ],
   });
-  const zippable: Zippable = {
-    'MANIFEST/manifest.xml': [strToU8(manifest), { level: 6, mtime: ENTRY_TIME }],
-  };
-  for (const [name, data, level] of files) {
-    zippable[name] = [data, { level, mtime: ENTRY_TIME }];
-  }
-  return zipSync(zippable);
 }
 
 /** The three packages (docs/tak.md), in order, all with the same keystore and truststore. */

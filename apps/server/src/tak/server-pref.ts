@@ -24,15 +24,17 @@ export interface ServerPrefOptions {
 }
 
 type EntryClass = 'String' | 'Boolean' | 'Integer';
-type Entry = readonly [key: string, value: string, type: EntryClass];
+/** One `<entry>` of a preference group: key, value and its Java class. */
+export type Entry = readonly [key: string, value: string, type: EntryClass];
 
-function entry(key: string, value: string | number | boolean): Entry {
+export function entry(key: string, value: string | number | boolean): Entry {
   const type: EntryClass =
     typeof value === 'boolean' ? 'Boolean' : typeof value === 'number' ? 'Integer' : 'String';
   return [key, String(value), type];
 }
 
-function group(name: string, entries: readonly Entry[]): string[] {
+/** A `<preference>` group, as the lines of the document. */
+export function group(name: string, entries: readonly Entry[]): string[] {
   return [
     `  <preference version="1" name="${escapeXml(name)}">`,
     ...entries.map(

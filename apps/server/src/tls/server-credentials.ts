@@ -10,8 +10,6 @@ export interface ServerCertificateIssuer {
 }
 
 const RENEW_BEFORE_MS = 30 * 24 * 60 * 60 * 1000;
-const CERT_FILE = 'server.crt.pem';
-const KEY_FILE = 'server.key.pem';
 
 export interface ServerCredentialOptions {
   /** Names the certificate must cover: `{host}` and `mtls.{host}`. */
@@ -20,6 +18,8 @@ export interface ServerCredentialOptions {
   /** Operator-given files (e.g. a Let's Encrypt pair); when set, used as they are. */
   certFile: string | undefined;
   keyFile: string | undefined;
+  /** How the kept files are named in `tlsDir`: `{fileStem}.crt.pem`, `.key.pem` (`server`). */
+  fileStem?: string;
 }
 
 async function readIfPresent(file: string): Promise<string | undefined> {
@@ -46,9 +46,9 @@ async function writeAtomically(file: string, content: string, mode: number): Pro
 }
 
 /**
- * The TLS certificate both faces present: the operator's files when configured, else one from
- * the portal's own CA for `{host}` and `mtls.{host}`, kept in the data directory and renewed
- * when the names change or it is within 30 days of expiry.
+ * The TLS certificate a listener presents (both faces; the TAK enrollment face has its own): the
+ * operator's files when configured, else one from the portal's own CA for `names`, kept in the
+ * data directory and renewed when the names change or it is within 30 days of expiry.
  */
 export async function loadServerCredentials(
   options: ServerCredentialOptions,
@@ -62,8 +62,9 @@ export async function loadServerCredentials(
     ]);
     return { cert, key, issued: false };
   }
-  const certFile = path.join(options.tlsDir, CERT_FILE);
-  const keyFile = path.join(options.tlsDir, KEY_FILE);
+  const stem = options.fileStem ?? 'server';
+  const certFile = path.join(options.tlsDir, `${stem}.crt.pem`);
+  const keyFile = path.join(options.tlsDir, `${stem}.key.pem`);
   const [cert, key] = await Promise.all([readIfPresent(certFile), readIfPresent(keyFile)]);
   if (cert !== undefined && key !== undefined && stillGood(cert, options.names, now)) {
     return { cert, key, issued: false };

@@ -6,6 +6,7 @@ import {
   enrollResponseSchema,
   errorResponseSchema,
   exchangeCodeResponseSchema,
+  takPaths,
   type TokenScope,
 } from '@callsign/contract';
 import { testEngines } from '../../src/db/test-engines.testing.js';
@@ -76,7 +77,7 @@ function allowed(access: Access, who: Who, face: Face): boolean {
 }
 
 /** Harmless values for every field and parameter: calls let through change (almost) nothing. */
-const SAMPLES: Record<string, string> = {
+const SAMPLES: Record<string, unknown> = {
   callsign: 'Matrix1',
   invite_code: 'ZZZZ9999',
   invitecode: 'ZZZZ9999',
@@ -85,16 +86,39 @@ const SAMPLES: Record<string, string> = {
   approvecode: 'WRONG234',
   lock_reason: 'matrix',
   format: 'legacy',
+  callsigns: ['Matrix9'],
+  team: 'Cyan',
+  role: 'Team Member',
+  valid_hours: 1,
+  label: 'matrix',
+  expires_at: '2999-01-01T00:00:00.000Z',
+  max_uses: 1,
+  auto_approve: false,
 };
 
-function sampleFor(schema: unknown): Record<string, string> {
-  if (!(schema instanceof z.ZodObject)) return {};
-  return Object.fromEntries(Object.keys(schema.shape).map((name) => [name, SAMPLES[name] ?? '']));
+/** The object schema of a body or query, also when it is optional (invitecode/create). */
+function objectSchema(schema: unknown): z.ZodObject | undefined {
+  if (schema instanceof z.ZodObject) return schema;
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) {
+    return objectSchema(schema.unwrap());
+  }
+  return undefined;
+}
+
+function sampleFor(schema: unknown): Record<string, unknown> {
+  const object = objectSchema(schema);
+  if (object === undefined) return {};
+  return Object.fromEntries(Object.keys(object.shape).map((name) => [name, SAMPLES[name] ?? '']));
 }
 
 /** The request a caller makes to a route: their own callsign in the path (their key download). */
 function requestFor(route: ApiRoute, who: Who): [string, unknown] {
-  const query = new URLSearchParams(sampleFor(route.schema.querystring)).toString();
+  const query = new URLSearchParams(
+    Object.entries(sampleFor(route.schema.querystring)).map(([name, value]): [string, string] => [
+      name,
+      String(value),
+    ]),
+  ).toString();
   const parameter = route.url.includes(':callsign') ? (who.callsign ?? 'Matrix1') : 'ZZZZ9999';
   const path = `${pathOf(route, parameter)}${query === '' ? '' : `?${query}`}`;
   const body = route.schema.body === undefined ? undefined : sampleFor(route.schema.body);
@@ -230,9 +254,16 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
       `POST ${apiPaths.accept}`,
       `POST ${apiPaths.lock}`,
       `GET ${apiPaths.idmConsole}`,
+      'GET /api/v1/people/:callsign/preset',
+      'PUT /api/v1/people/:callsign/preset',
+      `POST ${apiPaths.bulk}`,
+      `POST ${apiPaths.bulkCheck}`,
+      'GET /api/v1/enrollment/bulk/:batch_id',
+      'POST /api/v1/enrollment/bulk/:batch_id/void',
       `GET ${apiPaths.audit}`,
       `GET ${apiPaths.auditCsv}`,
       `GET ${apiPaths.takReadiness}`,
+      `POST ${takPaths.enrollmentToken}/:callsign`,
     ];
     const declared = new Map(routes.map((route) => [`${route.method} ${route.url}`, route.access]));
     for (const call of adminCalls) expect(declared.get(call), call).toBe('admin');
@@ -253,6 +284,10 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
         `POST ${apiPaths.addAdmin}`,
         'GET /api/v1/enduserpfx/:callsign',
         `GET ${apiPaths.instructions}`,
+        `GET ${apiPaths.myPreset}`,
+        // A member connects ATAK with their JWT once approved, without a browser key.
+        `POST ${takPaths.enrollmentToken}`,
+        `GET ${takPaths.trustPackage}`,
       ].sort(),
     );
   });

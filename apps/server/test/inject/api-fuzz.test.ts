@@ -28,6 +28,9 @@ interface Call {
 
 /** The field names of an object schema (zod), or none. */
 function fieldsOf(schema: unknown): string[] {
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) {
+    return fieldsOf(schema.unwrap());
+  }
   return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
 }
 

@@ -7,7 +7,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiPaths, createInviteResponseSchema } from '@callsign/contract';
 import { BACKUP_TABLES, readBackup } from '../../src/cli/backup.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import { MIGRATIONS, migrateToLatest } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/schema.js';
 import * as initialSchema from '../../src/db/migrations/0001-initial-schema.js';
 import * as failureWindows from '../../src/db/migrations/0002-failure-windows.js';
@@ -215,6 +215,39 @@ describe.each(testEngines())('backup and restore on $name', (engine) => {
         { callsign: 'Oldtimer1', approval_code_hash: hashCode('APPR2345'), state: 0 },
       ]);
       expect(JSON.stringify(rows)).not.toContain('APPR2345');
+      await handle.close();
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it('restores an archive taken before invite options as plain codes', async () => {
+    const before = Object.fromEntries(
+      Object.entries(MIGRATIONS).filter(([name]) => name < '0007-invite-options-and-slips'),
+    );
+    const file = await olderArchive('before-invite-options.zip', before, async (db) => {
+      await sql`insert into invite_codes (code, created_at, max_uses) values ('OLDCODE3', ${Date.now()}, 5)`.execute(
+        db,
+      );
+    });
+    const fresh = await engine.createScratchDatabase();
+    try {
+      const restored = await cli(['restore', file], fresh.options.databaseUrl, fresh.dataDir);
+      expect(restored.code, restored.stderr).toBe(0);
+      const handle = fresh.open();
+      const row = await handle.db
+        .selectFrom('invite_codes')
+        .selectAll()
+        .where('code', '=', 'OLDCODE3')
+        .executeTakeFirstOrThrow();
+      expect(row).toMatchObject({
+        max_uses: 5,
+        auto_approve: 0,
+        tak_team: null,
+        tak_role: null,
+        reserved_callsign: null,
+        batch_id: null,
+      });
       await handle.close();
     } finally {
       await fresh.drop();

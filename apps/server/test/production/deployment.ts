@@ -19,6 +19,8 @@ import { REPO_ROOT, SERVER_DIST } from '../support/repo.js';
 
 export const HOST = 'portal.localhost';
 export const MTLS_HOST = `mtls.${HOST}`;
+/** TAK_HOST by default: the TAK enrollment face's name. */
+export const TAK_HOST = `tak.${HOST}`;
 export const PROXY_ADDRESS = '127.0.0.2';
 export const NGINX_CONF = path.join(REPO_ROOT, 'deploy', 'nginx', 'portal.conf');
 const MAIN = path.join(SERVER_DIST, 'main.js');
@@ -35,6 +37,8 @@ export function postgresEngine() {
 export interface PortalInstance {
   name: string;
   port: number;
+  /** The TAK enrollment face's plain-HTTP port (nginx's 8446 server block forwards to it). */
+  enrollPort: number;
   child: ChildProcess;
   output(): string;
   exited: Promise<number | null>;
@@ -69,9 +73,15 @@ export async function startInstance(
 ): Promise<PortalInstance> {
   if (!existsSync(MAIN)) throw new Error(`build the server first (npm run build): no ${MAIN}`);
   const port = await freePort();
+  const enrollPort = await freePort();
   const service = spawnNode(MAIN, {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env, PORTAL_PORT: String(port) },
+    env: {
+      ...process.env,
+      ...env,
+      PORTAL_PORT: String(port),
+      PORTAL_TAK_ENROLL_PORT: String(enrollPort),
+    },
   });
   const { child, exited } = service;
   const output = () => service.output();
@@ -86,6 +96,7 @@ export async function startInstance(
   return {
     name,
     port,
+    enrollPort,
     child,
     output,
     exited,
@@ -99,6 +110,8 @@ export async function startInstance(
 export interface Nginx {
   /** nginx's TLS port (both faces). */
   port: number;
+  /** nginx's TAK enrollment port (the 8446 server block, `tak.{host}`). */
+  enrollPort: number;
   /** nginx's plain-HTTP port (the port-80 server block). */
   httpPort: number;
   dir: string;
@@ -118,21 +131,34 @@ export interface NginxFiles {
  */
 export async function nginxConfig(
   dir: string,
-  options: NginxFiles & { port: number; httpPort: number; upstreams: number[] },
+  options: NginxFiles & {
+    port: number;
+    httpPort: number;
+    enrollPort: number;
+    upstreams: number[];
+    enrollUpstreams: number[];
+  },
 ): Promise<string> {
   const shipped = await readFile(NGINX_CONF, 'utf8');
   const upstreams = options.upstreams
     .map((port) => `    server 127.0.0.1:${port} max_fails=1 fail_timeout=5s;`)
     .join('\n');
+  const enrollUpstreams = options.enrollUpstreams
+    .map((port) => `    server 127.0.0.1:${port} max_fails=1 fail_timeout=5s;`)
+    .join('\n');
   const site = shipped
     .replace(/^ {4}server 127\.0\.0\.1:8080.*\n {4}server 127\.0\.0\.1:8081.*$/m, upstreams)
+    .replace(/^ {4}server 127\.0\.0\.1:9446.*\n {4}server 127\.0\.0\.1:9447.*$/m, enrollUpstreams)
     .replace(/^\s*listen \[::\]:\d+.*\n/gm, '')
     .replaceAll('listen 443 ssl;', `listen 127.0.0.1:${options.port} ssl;`)
     .replaceAll('listen 80;', `listen 127.0.0.1:${options.httpPort};`)
+    .replaceAll('listen 8446 ssl;', `listen 127.0.0.1:${options.enrollPort} ssl;`)
     .replaceAll('https://portal.example.org/', `https://${HOST}:${options.port}/`)
     .replaceAll('portal.example.org', HOST)
     .replaceAll('/etc/callsign-portal/tls/fullchain.pem', options.certFile)
     .replaceAll('/etc/callsign-portal/tls/privkey.pem', options.keyFile)
+    .replaceAll('/etc/callsign-portal/tls/tak-fullchain.pem', options.certFile)
+    .replaceAll('/etc/callsign-portal/tls/tak-privkey.pem', options.keyFile)
     .replaceAll('/etc/callsign-portal/portal-ca.pem', options.caFile);
   await writeFile(path.join(dir, 'portal.conf'), site);
   for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) {
@@ -172,11 +198,12 @@ export function testNginxConfig(dir: string, config: string): Promise<RunResult>
 
 export async function startNginx(
   dir: string,
-  options: NginxFiles & { upstreams: number[] },
+  options: NginxFiles & { upstreams: number[]; enrollUpstreams: number[] },
 ): Promise<Nginx> {
   const port = await freePort();
   const httpPort = await freePort();
-  const config = await nginxConfig(dir, { ...options, port, httpPort });
+  const enrollPort = await freePort();
+  const config = await nginxConfig(dir, { ...options, port, httpPort, enrollPort });
   const checked = await testNginxConfig(dir, config);
   if (checked.code !== 0) throw new Error(`nginx -t failed:\n${checked.stderr}`);
   const child = spawn('nginx', ['-p', dir, '-c', config], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -198,6 +225,7 @@ export async function startNginx(
   return {
     port,
     httpPort,
+    enrollPort,
     dir,
     config,
     async stop() {
@@ -246,7 +274,7 @@ export async function startDeployment(
     instances.push(...(await Promise.all([startInstance('A', env), startInstance('B', env)])));
     const tlsDir = path.join(workDir, 'nginx-tls');
     await mkdir(tlsDir);
-    const issued = await cli(['server-cert', HOST, MTLS_HOST, '--out', tlsDir]);
+    const issued = await cli(['server-cert', HOST, MTLS_HOST, TAK_HOST, '--out', tlsDir]);
     if (issued.code !== 0) throw new Error(`server-cert failed:\n${issued.stderr}`);
     const caDir = path.join(dataDir, 'ca');
     const chain =
@@ -261,6 +289,7 @@ export async function startDeployment(
       keyFile: path.join(tlsDir, `${HOST}.key.pem`),
       caFile: chainFile,
       upstreams: instances.map((instance) => instance.port),
+      enrollUpstreams: instances.map((instance) => instance.enrollPort),
     });
     nginx = started;
     return {

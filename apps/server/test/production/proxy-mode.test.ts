@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,8 @@ import {
   createInviteResponseSchema,
   enrollResponseSchema,
   exchangeCodeResponseSchema,
+  takEnrollmentTokenResponseSchema,
+  takPaths,
 } from '@callsign/contract';
 import { sql } from 'kysely';
 import { selfSignedCertificate } from '../../src/ca/openssl-cli.testing.js';
@@ -16,9 +19,11 @@ import { MIGRATIONS } from '../../src/db/migrate.js';
 import type { ScratchDatabase } from '../../src/db/test-engines.testing.js';
 import { askOcspOverHttp, curlPlainHttp, revocationUrlsOf } from '../support/ca-over-http.js';
 import { run } from '../support/processes.js';
+import { derOfLines, opensslCsr } from '../support/tak-client.js';
 import {
   HOST,
   PROXY_ADDRESS,
+  TAK_HOST,
   certificateOf,
   direct,
   forwardedCertificate,
@@ -163,6 +168,57 @@ describe.skipIf(postgres === undefined)('behind nginx, two instances on PostgreS
     }
     const notAdmin = await deployment.curl('mtls', apiPaths.checkAuthAdmin, withKey('Ranger7'));
     expect(notAdmin.status).toBe(403);
+  });
+
+  it("TAK enrollment through nginx's 8446 block: a member's code signs a key made by openssl", async () => {
+    const takCurl = async (urlPath: string, extra: string[] = []) => {
+      const result = await run('curl', [
+        '--silent',
+        '--show-error',
+        '--cacert',
+        deployment.chainFile,
+        '--resolve',
+        `${TAK_HOST}:${deployment.nginx.enrollPort}:127.0.0.1`,
+        '--write-out',
+        '\n%{http_code} %{content_type}',
+        ...extra,
+        `https://${TAK_HOST}:${deployment.nginx.enrollPort}${urlPath}`,
+      ]);
+      const cut = result.stdout.lastIndexOf('\n');
+      const [status = '0', type = ''] = result.stdout.slice(cut + 1).split(' ');
+      return { status: Number(status), type, body: result.stdout.slice(0, cut) };
+    };
+    const answer = await deployment.curl('mtls', takPaths.enrollmentToken, [
+      ...withKey('Ranger7'),
+      '-X',
+      'POST',
+      '-H',
+      'Content-Type: application/json',
+    ]);
+    expect(answer.status, answer.body).toBe(200);
+    const token = takEnrollmentTokenResponseSchema.parse(JSON.parse(answer.body));
+    expect(token.port).toBe(8446);
+    expect(token.trusted_by_phones).toBe(true);
+
+    expect((await takCurl('/Marti/api/tls/config')).status).toBe(401);
+    expect((await takCurl(apiPaths.healthcheck)).status).toBe(404);
+    const basic = ['--user', `Ranger7:${token.token}`];
+    const config = await takCurl('/Marti/api/tls/config', basic);
+    expect(config.status).toBe(200);
+    expect(config.body).toContain('<nameEntry name="OU" value="members"/>');
+
+    const device = await opensslCsr({ subject: '/O=portal/OU=members/CN=Ranger7' });
+    const signed = await takCurl('/Marti/api/tls/signClient/v2?clientUid=proxy-test&version=1', [
+      ...basic,
+      '-H',
+      'Content-Type: text/plain',
+      '--data-binary',
+      device.csrPem,
+    ]);
+    expect(signed.status, signed.body).toBe(200);
+    expect(signed.type).toBe('application/json');
+    const { signedCert } = JSON.parse(signed.body) as { signedCert: string };
+    expect(new X509Certificate(derOfLines(signedCert)).subject).toContain('CN=Ranger7');
   });
 
   it('the mTLS face without a key: 403 for the API, the error page for pages, /ca/ open', async () => {

@@ -47,6 +47,7 @@ export async function startTestPortal(options: StartTestPortalOptions = {}): Pro
   const config = loadConfig(
     {
       PORTAL_PORT: String(port),
+      PORTAL_TAK_ENROLL_PORT: String(await freePort()),
       PORTAL_DATA_DIR: dataDir,
       PORTAL_WEB_DIR: path.join(workDir, 'web'),
       PORTAL_LOG_LEVEL: 'silent',

@@ -24,6 +24,11 @@ const InviteQrPage = lazyPage(adminPages, 'InviteQrPage');
 const ApprovalPage = lazyPage(adminPages, 'ApprovalPage');
 const AuditPage = lazyPage(adminPages, 'AuditPage');
 
+const bulkPages = () => import('./routes/bulk-pages');
+const BulkPage = lazyPage(bulkPages, 'BulkPage');
+const BatchPage = lazyPage(bulkPages, 'BatchPage');
+const SlipsPrintRoute = lazyPage(bulkPages, 'SlipsPrintRoute');
+
 const QuickstartList = lazyPage(() => import('../guides/tak/quickstart-list'), 'QuickstartList');
 const UsageOverview = lazyPage(() => import('../guides/tak/usage-overview'), 'UsageOverview');
 const GuideStepPage = lazyPage(() => import('../guides/tak/guide-step-page'), 'GuideStepPage');
@@ -38,6 +43,10 @@ const below = (path: string) => `${path}/*`;
 export function AppRoutes() {
   return (
     <Routes>
+      {/* Printed slips: A4 sheets and nothing of the app's frame. */}
+      <Route element={<RouteGuard requirement={R.admin} />}>
+        <Route path={paths.admin.batchPrint.path} element={<SlipsPrintRoute />} />
+      </Route>
       <Route element={<AppLayout />}>
         <Route path={paths.home.path} element={<RouteGuard requirement={R.home} />} />
         <Route element={<RouteGuard requirement={R.login} />}>
@@ -59,6 +68,8 @@ export function AppRoutes() {
           <Route path={paths.admin.codeList.path} element={<CodeListPage />} />
           <Route path={paths.admin.inviteCode.path} element={<InviteQrPage />} />
           <Route path={paths.admin.approval.path} element={<ApprovalPage />} />
+          <Route path={paths.admin.bulk.path} element={<BulkPage />} />
+          <Route path={paths.admin.batch.path} element={<BatchPage />} />
           <Route path={paths.admin.audit.path} element={<AuditPage />} />
           <Route path={below(paths.admin.home.path)} element={<NotFoundPage />} />
         </Route>

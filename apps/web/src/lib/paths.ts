@@ -15,6 +15,7 @@ const ADMIN = '/app/admin';
 const USERS = '/app/users';
 const TAK = '/app/services/tak';
 const CODE_LIST = `${ADMIN}/user-management/code-list`;
+const BULK = `${ADMIN}/user-management/bulk`;
 
 export const paths = {
   home: { path: '/' },
@@ -29,6 +30,12 @@ export const paths = {
     codeList: { path: CODE_LIST },
     inviteCode: withParam(CODE_LIST, 'inviteCode'),
     approval: { path: `${ADMIN}/user-management/approval` },
+    bulk: { path: BULK },
+    batch: withParam(BULK, 'batchId'),
+    batchPrint: {
+      path: `${BULK}/:batchId/print`,
+      href: (batchId: string) => `${withParam(BULK, 'batchId').href(batchId)}/print`,
+    },
     audit: { path: `${ADMIN}/audit` },
   },
   users: {

@@ -3,6 +3,9 @@ import {
   acceptanceResponseSchema,
   addAdminResponseSchema,
   auditListResponseSchema,
+  batchResponseSchema,
+  bulkCheckResponseSchema,
+  bulkResponseSchema,
   checkAdminCodeResponseSchema,
   checkAuthResponseSchema,
   checkInviteCodeResponseSchema,
@@ -18,9 +21,12 @@ import {
   lockResponseSchema,
   peopleListResponseSchema,
   poolsResponseSchema,
+  presetResponseSchema,
   revokePersonResponseSchema,
   roleChangeResponseSchema,
+  takEnrollmentTokenResponseSchema,
   takReadinessResponseSchema,
+  voidBatchResponseSchema,
 } from '@callsign/contract';
 
 /**
@@ -33,6 +39,9 @@ export const responseSchemas = {
   acceptance: acceptanceResponseSchema,
   addAdmin: addAdminResponseSchema,
   auditList: auditListResponseSchema,
+  batch: batchResponseSchema,
+  bulk: bulkResponseSchema,
+  bulkCheck: bulkCheckResponseSchema,
   checkAdminCode: checkAdminCodeResponseSchema,
   checkAuth: checkAuthResponseSchema,
   checkInviteCode: checkInviteCodeResponseSchema,
@@ -48,9 +57,12 @@ export const responseSchemas = {
   lock: lockResponseSchema,
   peopleList: peopleListResponseSchema,
   pools: poolsResponseSchema,
+  preset: presetResponseSchema,
   revokePerson: revokePersonResponseSchema,
   roleChange: roleChangeResponseSchema,
+  takEnrollmentToken: takEnrollmentTokenResponseSchema,
   takReadiness: takReadinessResponseSchema,
+  voidBatch: voidBatchResponseSchema,
 };
 
 export type ResponseSchemas = typeof responseSchemas;

@@ -3,7 +3,11 @@ import { approvalCodeField, callsignField, codeField, successTrue } from './fiel
 
 /** GET enrollment/invitecode?invitecode= */
 export const checkInviteCodeQuerySchema = z.strictObject({ invitecode: codeField });
-export const checkInviteCodeResponseSchema = z.object({ invitecode_is_active: z.boolean() });
+export const checkInviteCodeResponseSchema = z.object({
+  invitecode_is_active: z.boolean(),
+  /** Only for a usable bulk slip: the callsign it is for, the only one it enrolls. */
+  reserved_callsign: z.string().optional(),
+});
 
 /** POST enrollment/invitecode/enroll */
 export const enrollBodySchema = z.strictObject({

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { codeField, isoTime, successTrue } from './fields.js';
+import { takRoleSchema, takTeamSchema } from './onboarding.js';
 
-/** GET enrollment/pools (admin): invite codes that are not deleted. */
+/** Where an invite code stands: it admits people only while `active`. */
+export const inviteStateSchema = z.enum(['active', 'deactivated', 'expired', 'used-up']);
+export type InviteState = z.infer<typeof inviteStateSchema>;
+
+/**
+ * GET enrollment/pools (admin): invite codes that are not deleted. The spec's fields first, then
+ * the options of product.md §11; `batch_id` and `reserved_callsign` mark the slips of a bulk call.
+ */
 export const poolsResponseSchema = z.object({
   pools: z.array(
     z.object({
@@ -9,11 +17,44 @@ export const poolsResponseSchema = z.object({
       active: z.boolean(),
       created: isoTime,
       owner_cs: z.string().nullable(),
+      state: inviteStateSchema,
+      label: z.string().nullable(),
+      expires_at: isoTime.nullable(),
+      max_uses: z.number().int().nullable(),
+      uses: z.number().int(),
+      auto_approve: z.boolean(),
+      team: takTeamSchema.nullable(),
+      role: takRoleSchema.nullable(),
+      reserved_callsign: z.string().nullable(),
+      batch_id: z.string().nullable(),
     }),
   ),
 });
 
-/** POST enrollment/invitecode/create (admin): no body. */
+/** The longest label an invite code may carry. */
+export const INVITE_LABEL_MAX_LENGTH = 100;
+
+/**
+ * POST enrollment/invitecode/create (admin). No body (as the spec's client sends it): a plain,
+ * reusable code that needs approval. Each option is optional; `null` is the same as leaving it
+ * out. Without `team` or `role` the member gets the default one.
+ */
+export const createInviteBodySchema = z
+  .strictObject({
+    label: z
+      .string()
+      .trim()
+      .max(INVITE_LABEL_MAX_LENGTH)
+      .transform((value) => (value === '' ? null : value))
+      .nullish(),
+    expires_at: isoTime.nullish(),
+    max_uses: z.int().min(1).max(1_000_000).nullish(),
+    auto_approve: z.boolean().optional(),
+    team: takTeamSchema.nullish(),
+    role: takRoleSchema.nullish(),
+  })
+  .nullish();
+export type CreateInviteBody = z.input<typeof createInviteBodySchema>;
 export const createInviteResponseSchema = z.object({ invite_code: z.string() });
 
 /** PUT enrollment/invitecode/deactivate and activate (admin) */

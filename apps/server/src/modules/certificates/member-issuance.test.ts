@@ -268,6 +268,54 @@ describeWithMigratedDatabase('member issuance', (database) => {
     expect(await auditsOf('Weakkey1')).toBe(0);
   });
 
+  it('records the enrolling device and runs the caller’s step in the recording transaction', async () => {
+    clock = T;
+    await member('Device2');
+    const seen: string[] = [];
+    const signed = await service(realCa).issueForMember({
+      callsign: 'Device2',
+      purpose: 'tak-enroll',
+      key: { publicKey: generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey },
+      actor: { callsign: 'Device2', clientAddress: null },
+      audit: { action: 'tak.enroll' },
+      clientUid: 'ANDROID-0123456789abcdef',
+      alongside: async (trx, certificate) => {
+        // The certificate is already recorded in this transaction when the step runs.
+        const row = await trx
+          .selectFrom('issued_certificates')
+          .select('serial')
+          .where('serial', '=', certificate.serial)
+          .executeTakeFirst();
+        seen.push(`${certificate.callsign} ${row?.serial ?? 'missing'}`);
+      },
+    });
+
+    expect(seen).toEqual([`Device2 ${signed.serial}`]);
+    const row = await db()
+      .selectFrom('issued_certificates')
+      .select(['purpose', 'client_uid'])
+      .where('serial', '=', signed.serial)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ purpose: 'tak-enroll', client_uid: 'ANDROID-0123456789abcdef' });
+  });
+
+  it('records and audits nothing when the caller’s step in the transaction fails', async () => {
+    clock = T;
+    await member('Device3');
+    const attempt = service(realCa).issueForMember({
+      callsign: 'Device3',
+      purpose: 'tak-enroll',
+      key: { publicKey: generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey },
+      actor: { callsign: 'Device3', clientAddress: null },
+      audit: { action: 'tak.enroll' },
+      alongside: () => Promise.reject(new ForbiddenError('token already spent')),
+    });
+
+    await expect(attempt).rejects.toThrow('token already spent');
+    expect(await certificatesOf('Device3')).toBe(0);
+    expect(await auditsOf('Device3')).toBe(0);
+  });
+
   it('refuses a member who is not active with 403 before any key is made', async () => {
     await member('Waiting1', 'pending');
     const watched = watchedCa(realCa);

@@ -56,6 +56,14 @@ export interface MemberIssueRequest<K extends KeySource = KeySource> {
   actor: Actor;
   /** The audit entry's action and what it records besides the serial. Never key material. */
   audit: { action: string; detail?: Record<string, unknown> };
+  /** The enrolling device's own id (a TAK client's), recorded with the certificate. */
+  clientUid?: string;
+  /**
+   * The caller's own step in the transaction that records the certificate (a TAK enrollment
+   * spends its one-time token there). When it throws, nothing is recorded or audited, and the
+   * certificate is never handed out.
+   */
+  alongside?: (trx: Transaction<Database>, certificate: MemberCertificate) => Promise<void>;
 }
 
 /**
@@ -212,7 +220,9 @@ export class MemberIssuer {
           notBefore: minted.notBefore.getTime(),
           notAfter: minted.notAfter.getTime(),
           issuedAt: at,
+          clientUid: request.clientUid ?? null,
         });
+        await request.alongside?.(trx, { ...minted, callsign });
         await appendAuditEvent(trx, {
           at,
           actor: request.actor.callsign,

@@ -27,7 +27,10 @@ export interface RevocationStamp {
   lastRevokedAt: number | null;
 }
 
-export type NewCertificate = Omit<IssuedCertificate, 'revokedAt' | 'revocationReason'>;
+export type NewCertificate = Omit<IssuedCertificate, 'revokedAt' | 'revocationReason'> & {
+  /** The enrolling device's own id, for a certificate a TAK client enrolled for. */
+  clientUid?: string | null;
+};
 
 export async function recordIssuedCertificate(
   executor: Executor,
@@ -42,6 +45,7 @@ export async function recordIssuedCertificate(
       not_before: certificate.notBefore,
       not_after: certificate.notAfter,
       issued_at: certificate.issuedAt,
+      client_uid: certificate.clientUid ?? null,
     })
     .execute();
 }

@@ -21,6 +21,8 @@ export interface NewEnrollment {
   inviteCode: string;
   approvalCodeHash: string;
   createdAt: number;
+  /** Approved as it is made (an auto-approving invite), by this callsign; else pending. */
+  approvedBy?: string;
 }
 
 export interface Decision {
@@ -30,19 +32,25 @@ export interface Decision {
   lockReason?: string;
 }
 
-/** Inserts a pending enrollment; its members row must exist (same callsign, same case). */
+/**
+ * Inserts an enrollment, pending or (with `approvedBy`) approved at once; its members row must
+ * exist (same callsign, same case).
+ */
 export async function insertEnrollment(
   executor: Executor,
   enrollment: NewEnrollment,
 ): Promise<void> {
+  const approved = enrollment.approvedBy !== undefined;
   await executor
     .insertInto('enrollments')
     .values({
       callsign: enrollment.callsign,
       invite_code: enrollment.inviteCode,
       approval_code_hash: enrollment.approvalCodeHash,
-      state: ENROLLMENT_STATE.pending,
+      state: approved ? ENROLLMENT_STATE.approved : ENROLLMENT_STATE.pending,
       created_at: enrollment.createdAt,
+      decided_at: approved ? enrollment.createdAt : null,
+      decided_by: enrollment.approvedBy ?? null,
     })
     .execute();
 }

@@ -42,9 +42,13 @@ export function registerEnrollmentRoutes(fastify: FastifyInstance, context: Rout
         response: { 200: checkInviteCodeResponseSchema },
       },
     },
-    async (request) => ({
-      invitecode_is_active: await service.isInviteCodeActive(request.query.invitecode),
-    }),
+    async (request) => {
+      const invite = await service.checkInviteCode(request.query.invitecode);
+      // A plain code answers exactly as the spec's client knows it; only a usable slip says more.
+      return invite.reservedCallsign === null
+        ? { invitecode_is_active: invite.active }
+        : { invitecode_is_active: invite.active, reserved_callsign: invite.reservedCallsign };
+    },
   );
 
   app.post(

@@ -20,7 +20,9 @@ import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import type { TokenService } from '../auth/token-service.js';
-import { isInviteCodeUsable, useInviteCode } from '../invites/service.js';
+import { inviteCheck, useInviteCode } from '../invites/service.js';
+import { lockReservations, refuseReservedCallsign } from '../invites/reservations.js';
+import { presetOf } from '../presets/preset.js';
 import { addMember, moveMember } from '../people/service.js';
 import {
   decideEnrollment,
@@ -37,6 +39,9 @@ import {
 export { countEnrollmentsByState } from './repository.js';
 
 const DAY = 24 * 60 * 60 * 1000;
+
+/** Who approved an auto-approved enrollment whose invite has no owner (made by the CLI, say). */
+export const AUTO_APPROVER = 'auto';
 
 /**
  * How long a pending enrollment is expected to wait for a decision. The enrollment token's own
@@ -84,15 +89,22 @@ export interface Enrolled {
 export class EnrollmentService {
   constructor(private readonly options: EnrollmentServiceOptions) {}
 
-  /** The invite check: true only for a code that admits people now. */
-  async isInviteCodeActive(code: string): Promise<boolean> {
+  /**
+   * The invite check: active only for a code that admits people now, with the callsign it is
+   * for when it is a bulk slip (the only one it enrolls).
+   */
+  async checkInviteCode(
+    code: string,
+  ): Promise<{ active: boolean; reservedCallsign: string | null }> {
     const { db, now } = this.options;
-    return isInviteCodeUsable(db, code, now().getTime());
+    return inviteCheck(db, code, now().getTime());
   }
 
   /**
    * (none) -> pending: uses the invite code, takes the callsign, makes the approval code. The
-   * code is answered here, once, and stored only as its hash.
+   * code is answered here, once, and stored only as its hash. The member gets the invite's TAK
+   * preset; with an auto-approving invite the enrollment is approved in the same transaction
+   * (decided by the invite's owner), so the member may fetch their key at once.
    */
   enroll(
     clientAddress: string,
@@ -103,25 +115,38 @@ export class EnrollmentService {
     const { callsign, inviteCode } = input;
     const approvalCode = generateCode(CODE_LENGTH.approval);
     return db.transaction().execute(async (trx) => {
-      await useInviteCode(trx, inviteCode, at);
-      const member = { callsign, status: 'pending', inviteCode, roles: [], at } as const;
+      await lockReservations(trx, 'taking');
+      const invite = await useInviteCode(trx, inviteCode, at);
+      await refuseReservedCallsign(trx, callsign, invite, at);
+      const member = {
+        callsign,
+        status: invite.autoApprove ? 'active' : 'pending',
+        inviteCode,
+        roles: [],
+        at,
+        preset: presetOf(invite.team, invite.role),
+      } as const;
       if (!(await addMember(trx, member))) {
         throw countsAsFailure(new BadRequestError('Callsign taken'));
       }
+      const approver = invite.ownerCallsign ?? AUTO_APPROVER;
       await insertEnrollment(trx, {
         callsign,
         inviteCode,
         approvalCodeHash: hashCode(approvalCode),
         createdAt: at,
+        ...(invite.autoApprove ? { approvedBy: approver } : {}),
       });
-      await appendAuditEvent(trx, {
-        at,
-        actor: callsign,
-        action: 'enrollment.create',
-        target: callsign,
-        outcome: 'success',
-        clientAddress,
-      });
+      const event = { at, target: callsign, outcome: 'success', clientAddress } as const;
+      await appendAuditEvent(trx, { ...event, actor: callsign, action: 'enrollment.create' });
+      if (invite.autoApprove) {
+        await appendAuditEvent(trx, {
+          ...event,
+          actor: approver,
+          action: 'enrollment.accept',
+          detail: { auto_approve: true, invite_code: invite.code },
+        });
+      }
       const { jwt } = await tokens.issue({
         scope: 'enrollment',
         subject: callsign,

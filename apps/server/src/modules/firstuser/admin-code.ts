@@ -1,4 +1,4 @@
-import { CODE_LENGTH } from '@callsign/contract';
+import { CODE_LENGTH, loginLink } from '@callsign/contract';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { appendAuditEvent } from '../audit/service.js';
@@ -43,5 +43,5 @@ export async function createAdminCode(
 
 /** The link the first administrator opens: the login page with the code filled in. */
 export function adminLoginLink(publicOrigin: string, code: string): string {
-  return `${publicOrigin}/login?code=${encodeURIComponent(code)}`;
+  return loginLink(publicOrigin, code);
 }

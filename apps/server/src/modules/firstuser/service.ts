@@ -13,6 +13,7 @@ import {
 import type { IssueTokenInput, TokenClaims, TokenService } from '../auth/token-service.js';
 import { recordUsedToken } from './used-token-repository.js';
 import { addMember } from '../people/service.js';
+import { lockReservations, refuseReservedCallsign } from '../invites/reservations.js';
 
 export interface FirstuserServiceOptions {
   db: Kysely<Database>;
@@ -91,6 +92,8 @@ export class FirstuserService {
       if (!(await recordUsedToken(trx, spent))) {
         throw new ForbiddenError('Token already used');
       }
+      await lockReservations(trx, 'taking');
+      await refuseReservedCallsign(trx, callsign, null, at);
       const admin = { callsign, status: 'active', inviteCode: null, roles: ['admin'], at } as const;
       if (!(await addMember(trx, admin))) {
         throw new BadRequestError('Callsign taken');

@@ -4,13 +4,18 @@ import { apiPaths, instructionsResponseSchema } from '@callsign/contract';
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
 import { TakPackageService, takPackageConfig } from '../tak/service.js';
+import { PresetService } from '../presets/service.js';
 import { InstructionsService } from './service.js';
 
 /** GET instructions/user (valid user): the caller's TAK settings packages. */
 export function registerInstructionsRoutes(app: FastifyInstance, context: RouteContext): void {
   const { config, certificates } = context.portal;
   const instructions = new InstructionsService(
-    new TakPackageService(certificates, takPackageConfig(config)),
+    new TakPackageService(
+      certificates,
+      takPackageConfig(config),
+      new PresetService(context.portal.database.db, context.now),
+    ),
   );
 
   app.withTypeProvider<ZodTypeProvider>().get(

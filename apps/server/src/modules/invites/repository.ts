@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Selectable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Selectable } from 'kysely';
 import type { Database, InviteCodesTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 
@@ -24,6 +24,13 @@ export interface InviteCode {
   useCount: number;
   deactivatedAt: number | null;
   deletedAt: number | null;
+  autoApprove: boolean;
+  /** The TAK preset of the members it admits; null: the default. */
+  team: string | null;
+  role: string | null;
+  /** A bulk slip's callsign, as the admin typed it. */
+  reservedCallsign: string | null;
+  batchId: string | null;
 }
 
 export interface NewInviteCode {
@@ -33,6 +40,11 @@ export interface NewInviteCode {
   label?: string | null;
   expiresAt?: number | null;
   maxUses?: number | null;
+  autoApprove?: boolean;
+  team?: string | null;
+  role?: string | null;
+  reservedCallsign?: string | null;
+  batchId?: string | null;
 }
 
 /** Why a code admits nobody, or `usable`. Deleted codes are treated as unknown by callers. */
@@ -46,22 +58,43 @@ export function inviteCodeState(code: InviteCode, now: number): InviteCodeState 
   return 'usable';
 }
 
+function toRow(code: NewInviteCode): Insertable<InviteCodesTable> {
+  return {
+    code: code.code,
+    created_at: code.createdAt,
+    owner_callsign: code.ownerCallsign,
+    label: code.label ?? null,
+    expires_at: code.expiresAt ?? null,
+    max_uses: code.maxUses ?? null,
+    auto_approve: code.autoApprove === true ? 1 : 0,
+    tak_team: code.team ?? null,
+    tak_role: code.role ?? null,
+    reserved_callsign: code.reservedCallsign ?? null,
+    batch_id: code.batchId ?? null,
+  };
+}
+
 /** False, with nothing written, when the code exists already (the primary key decides). */
 export async function insertInviteCode(executor: Executor, code: NewInviteCode): Promise<boolean> {
+  return (await insertInviteCodes(executor, [code])).length > 0;
+}
+
+/**
+ * Inserts the codes in one statement and returns the ones written: a code that exists already
+ * (the primary key decides) is left out, with nothing written for it.
+ */
+export async function insertInviteCodes(
+  executor: Executor,
+  codes: readonly NewInviteCode[],
+): Promise<string[]> {
+  if (codes.length === 0) return [];
   const rows = await executor
     .insertInto('invite_codes')
-    .values({
-      code: code.code,
-      created_at: code.createdAt,
-      owner_callsign: code.ownerCallsign,
-      label: code.label ?? null,
-      expires_at: code.expiresAt ?? null,
-      max_uses: code.maxUses ?? null,
-    })
+    .values(codes.map(toRow))
     .onConflict((oc) => oc.doNothing())
     .returning('code')
     .execute();
-  return rows.length > 0;
+  return rows.map((row) => row.code);
 }
 
 /** The code, deleted or not; codes are stored upper-case. */
@@ -89,25 +122,61 @@ export async function listInviteCodes(executor: Executor): Promise<InviteCode[]>
   return rows.map(toInviteCode);
 }
 
+/** A code that admits people at `now`: live, active, not expired, under its use limit. */
+function admitsPeople(now: number) {
+  return (eb: InviteCodes) =>
+    eb.and([
+      isLive(eb),
+      eb('deactivated_at', 'is', null),
+      eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]),
+      eb.or([eb('max_uses', 'is', null), eb('use_count', '<', eb.ref('max_uses'))]),
+    ]);
+}
+
 /**
  * Counts one enrollment against the code, only while it admits people: not deleted, not
  * deactivated, not expired and under its use limit, in one conditional UPDATE, so racing
- * enrollments can never exceed the limit. False when the code admits nobody.
+ * enrollments can never exceed the limit. The code as it is after the use; undefined when it
+ * admits nobody.
  */
 export async function recordInviteUse(
   executor: Executor,
   code: string,
   now: number,
-): Promise<boolean> {
-  const result = await executor
+): Promise<InviteCode | undefined> {
+  const row = await executor
     .updateTable('invite_codes')
     .set((eb) => ({ use_count: eb('use_count', '+', 1) }))
-    .where(liveCode(code))
-    .where('deactivated_at', 'is', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .where((eb) => eb.or([eb('max_uses', 'is', null), eb('use_count', '<', eb.ref('max_uses'))]))
+    .where('code', '=', code.toUpperCase())
+    .where(admitsPeople(now))
+    .returningAll()
     .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return row && toInviteCode(row);
+}
+
+/**
+ * The callsigns among `callsigns` (compared case-insensitively, answered lower-cased) that a
+ * slip admitting people at `now` reserves.
+ */
+export async function findReservedCallsigns(
+  executor: Executor,
+  callsigns: readonly string[],
+  now: number,
+): Promise<Set<string>> {
+  if (callsigns.length === 0) return new Set();
+  const rows = await executor
+    .selectFrom('invite_codes')
+    .select((eb) => eb.fn<string>('lower', ['reserved_callsign']).as('reserved'))
+    .where((eb) =>
+      eb(
+        eb.fn('lower', ['reserved_callsign']),
+        'in',
+        callsigns.map((callsign) => callsign.toLowerCase()),
+      ),
+    )
+    .where(admitsPeople(now))
+    .execute();
+  return new Set(rows.map((row) => row.reserved));
 }
 
 /**
@@ -173,5 +242,10 @@ function toInviteCode(row: Selectable<InviteCodesTable>): InviteCode {
     useCount: row.use_count,
     deactivatedAt: row.deactivated_at,
     deletedAt: row.deleted_at,
+    autoApprove: row.auto_approve === 1,
+    team: row.tak_team,
+    role: row.tak_role,
+    reservedCallsign: row.reserved_callsign,
+    batchId: row.batch_id,
   };
 }

@@ -3,16 +3,52 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   API_PREFIX,
   apiPaths,
+  createInviteBodySchema,
   createInviteResponseSchema,
   deleteInviteResponseSchema,
   inviteCodeBodySchema,
   inviteCodeParamsSchema,
   inviteToggleResponseSchema,
   poolsResponseSchema,
+  type InviteState,
+  type PoolsResponse,
 } from '@callsign/contract';
+import { asRole, asTeam } from '../presets/preset.js';
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
-import { InviteService } from './service.js';
+import { inviteCodeState, type InviteCode } from './repository.js';
+import { InviteService, type InviteOptions } from './service.js';
+
+const POOL_STATES = {
+  usable: 'active',
+  deactivated: 'deactivated',
+  expired: 'expired',
+  'used-up': 'used-up',
+  // Deleted codes are not listed; the pools never show one.
+  deleted: 'deactivated',
+} as const satisfies Record<ReturnType<typeof inviteCodeState>, InviteState>;
+
+const isoOrNull = (time: number | null) => (time === null ? null : new Date(time).toISOString());
+
+/** A code as `pools` lists it: the spec's fields, then the options of product.md §11. */
+function poolEntry(code: InviteCode, now: number): PoolsResponse['pools'][number] {
+  return {
+    invitecode: code.code,
+    active: code.deactivatedAt === null,
+    created: new Date(code.createdAt).toISOString(),
+    owner_cs: code.ownerCallsign,
+    state: POOL_STATES[inviteCodeState(code, now)],
+    label: code.label,
+    expires_at: isoOrNull(code.expiresAt),
+    max_uses: code.maxUses,
+    uses: code.useCount,
+    auto_approve: code.autoApprove,
+    team: asTeam(code.team),
+    role: asRole(code.role),
+    reserved_callsign: code.reservedCallsign,
+    batch_id: code.batchId,
+  };
+}
 
 /** Invite code management (admin): enrollment/pools, invitecode/create, (de)activate, delete. */
 export function registerInvitesRoutes(app: FastifyInstance, context: RouteContext): void {
@@ -24,23 +60,29 @@ export function registerInvitesRoutes(app: FastifyInstance, context: RouteContex
     { config: { access: 'admin' }, schema: { response: { 200: poolsResponseSchema } } },
     async () => {
       const codes = await invites.list();
-      return {
-        pools: codes.map((code) => ({
-          invitecode: code.code,
-          active: code.deactivatedAt === null,
-          created: new Date(code.createdAt).toISOString(),
-          owner_cs: code.ownerCallsign,
-        })),
-      };
+      const now = context.now().getTime();
+      return { pools: codes.map((code) => poolEntry(code, now)) };
     },
   );
 
   api.post(
     apiPaths.createInvite,
-    { config: { access: 'admin' }, schema: { response: { 200: createInviteResponseSchema } } },
+    {
+      config: { access: 'admin' },
+      schema: { body: createInviteBodySchema, response: { 200: createInviteResponseSchema } },
+    },
     async (request) => {
       const { actor } = callerOf(request, 'admin');
-      return { invite_code: await invites.create(actor) };
+      const body = request.body ?? {};
+      const options: InviteOptions = {
+        label: body.label ?? null,
+        expiresAt: body.expires_at == null ? null : Date.parse(body.expires_at),
+        maxUses: body.max_uses ?? null,
+        autoApprove: body.auto_approve ?? false,
+        team: body.team ?? null,
+        role: body.role ?? null,
+      };
+      return { invite_code: await invites.create(actor, options) };
     },
   );
 

@@ -11,12 +11,36 @@ import {
   deleteInviteCode,
   findInviteCode,
   insertInviteCode,
+  insertInviteCodes,
   inviteCodeState,
   listInviteCodes,
   recordInviteUse,
   setInviteCodeActive,
   type InviteCode,
+  type NewInviteCode,
 } from './repository.js';
+
+/** What an admin may give a new code (product.md §11); each is optional. */
+export type InviteOptions = Pick<
+  NewInviteCode,
+  'label' | 'expiresAt' | 'maxUses' | 'autoApprove' | 'team' | 'role'
+>;
+
+/** The options given (not null or false), for the audit log; undefined when there were none. */
+function auditedOptions(options: InviteOptions): Record<string, unknown> | undefined {
+  const given = Object.entries(options).filter(([, value]) => value !== null && value !== false);
+  return given.length === 0 ? undefined : Object.fromEntries(given);
+}
+
+export type { NewInviteCode };
+
+/** Stores invite codes made elsewhere (a bulk batch's slips) in the caller's transaction. */
+export function addInviteCodes(
+  executor: Executor,
+  codes: readonly NewInviteCode[],
+): ReturnType<typeof insertInviteCodes> {
+  return insertInviteCodes(executor, codes);
+}
 
 /** A fresh code collides with a stored one about once in 32^8 / stored codes: retry a few times. */
 export const CREATE_ATTEMPTS = 5;
@@ -34,18 +58,29 @@ export class InviteService {
     return listInviteCodes(this.db);
   }
 
-  /** A new active code owned by the actor; the primary key refuses a code that exists. */
-  async create(actor: Actor): Promise<string> {
+  /**
+   * A new active code owned by the actor, with the options given (none: a plain reusable code
+   * that needs approval); the primary key refuses a code that exists. 400 for an expiry that is
+   * not in the future.
+   */
+  async create(actor: Actor, options: InviteOptions = {}): Promise<string> {
+    const expiresAt = options.expiresAt ?? null;
+    if (expiresAt !== null && expiresAt <= this.now().getTime()) {
+      throw new BadRequestError('expires_at must be in the future');
+    }
     for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt += 1) {
       const code = this.newCode();
       const created = await this.db.transaction().execute(async (trx) => {
         const at = this.now().getTime();
         const inserted = await insertInviteCode(trx, {
+          ...options,
           code,
           createdAt: at,
           ownerCallsign: actor.callsign,
         });
-        if (inserted) await audit(trx, actor, 'invite.create', code, at);
+        if (inserted) {
+          await audit(trx, actor, 'invite.create', code, at, auditedOptions(options));
+        }
         return inserted;
       });
       if (created) return code;
@@ -96,22 +131,32 @@ export async function deactivateInviteCodesOf(
   return codes;
 }
 
-/** The invite check: true only for a code that admits people at `at`. */
-export async function isInviteCodeUsable(
+/**
+ * The invite check at `at`: active only for a code that admits people now, with the callsign it
+ * is for when it is a bulk slip (the only one it enrolls).
+ */
+export async function inviteCheck(
   executor: Executor,
   code: string,
   at: number,
-): Promise<boolean> {
+): Promise<{ active: boolean; reservedCallsign: string | null }> {
   const invite = await findInviteCode(executor, code);
-  return invite !== undefined && inviteCodeState(invite, at) === 'usable';
+  const active = invite !== undefined && inviteCodeState(invite, at) === 'usable';
+  return { active, reservedCallsign: active ? invite.reservedCallsign : null };
 }
 
 /**
  * Counts one enrollment against the invite code, in the caller's transaction: 404 unknown or
- * deleted, 400 not usable, each a failed guess (countsAsFailure).
+ * deleted, 400 not usable (deactivated, expired or used up), each a failed guess (countsAsFailure).
+ * Returns the code as it stands after the use.
  */
-export async function useInviteCode(executor: Executor, code: string, at: number): Promise<void> {
-  if (await recordInviteUse(executor, code, at)) return;
+export async function useInviteCode(
+  executor: Executor,
+  code: string,
+  at: number,
+): Promise<InviteCode> {
+  const used = await recordInviteUse(executor, code, at);
+  if (used !== undefined) return used;
   const invite = await findInviteCode(executor, code);
   const state = invite === undefined ? 'deleted' : inviteCodeState(invite, at);
   switch (state) {

@@ -21,6 +21,8 @@ export interface NewMember {
   inviteCode: string | null;
   roles: readonly Role[];
   at: number;
+  /** The member's TAK preset; the default one (the columns' defaults) when absent. */
+  preset?: { team: string; role: string } | undefined;
 }
 
 // Every lookup by callsign is case-insensitive and matches the unique index on lower(callsign).
@@ -69,6 +71,9 @@ export function insertMember(executor: Executor, member: NewMember): Promise<boo
         created_at: member.at,
         updated_at: member.at,
         revoked_at: member.status === 'revoked' ? member.at : null,
+        ...(member.preset === undefined
+          ? {}
+          : { tak_team: member.preset.team, tak_role: member.preset.role }),
       })
       .onConflict((oc) => oc.doNothing())
       .returning('callsign')
@@ -84,6 +89,26 @@ export function insertMember(executor: Executor, member: NewMember): Promise<boo
     }
     return true;
   });
+}
+
+/** The callsigns among `callsigns` that a member holds in any state, lower-cased. */
+export async function findTakenCallsigns(
+  executor: Executor,
+  callsigns: readonly string[],
+): Promise<Set<string>> {
+  if (callsigns.length === 0) return new Set();
+  const rows = await executor
+    .selectFrom('members')
+    .select((eb) => eb.fn<string>('lower', ['members.callsign']).as('taken'))
+    .where((eb) =>
+      eb(
+        eb.fn('lower', ['members.callsign']),
+        'in',
+        callsigns.map((callsign) => callsign.toLowerCase()),
+      ),
+    )
+    .execute();
+  return new Set(rows.map((row) => row.taken));
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   addMemberRole,
   countActiveAdmins,
   findMemberByCallsign,
+  findTakenCallsigns,
   insertMember,
   listActiveMembersJson,
   memberListFingerprint,
@@ -177,6 +178,19 @@ export function moveMember(
   change: { status: MemberStatus; at: number; from: readonly MemberStatus[] },
 ): Promise<boolean> {
   return setMemberStatus(executor, callsign, change);
+}
+
+/** The callsigns among `callsigns` that a member holds in any state, lower-cased. */
+export function takenCallsigns(
+  executor: Executor,
+  callsigns: readonly string[],
+): Promise<Set<string>> {
+  return findTakenCallsigns(executor, callsigns);
+}
+
+/** A member by callsign (any case), inside the caller's transaction; undefined for none. */
+export function findMember(executor: Executor, callsign: string) {
+  return findMemberByCallsign(executor, callsign);
 }
 
 /** True while at least one active member holds the admin role. */

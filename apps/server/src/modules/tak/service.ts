@@ -1,3 +1,4 @@
+import type { Preset } from '@callsign/contract';
 import type { Config } from '../../config.js';
 import { buildTakPackages, type TakPackage, type TakSettings } from '../../tak/packages.js';
 import { buildTakTruststore } from '../../tak/truststore.js';
@@ -26,14 +27,21 @@ export interface MemberPackages {
   packages: TakPackage[];
 }
 
+/** Where the packages find the member's TAK preset (team and role). */
+export interface PresetSource {
+  presetFor(callsign: string): Promise<Preset>;
+}
+
 /**
  * The TAK settings packages of one member (docs/tak.md), for the API and the CLI alike: one
- * fresh key pair and certificate per call, the same keystore in all three zips.
+ * fresh key pair and certificate per call, the same keystore in all three zips, the member's
+ * team and role in every one.
  */
 export class TakPackageService {
   constructor(
     private readonly certificates: CertificateService,
     private readonly settings: TakPackageConfig,
+    private readonly presets: PresetSource,
   ) {}
 
   /**
@@ -55,6 +63,7 @@ export class TakPackageService {
       callsign: issued.callsign,
       keystore: issued.keystore,
       truststore,
+      preset: await this.presets.presetFor(issued.callsign),
     });
     return { callsign: issued.callsign, serial: issued.serial, packages };
   }

@@ -1,6 +1,7 @@
 import { Navigate, useParams } from 'react-router';
 import { useAuth } from '../../features/auth/components/auth-provider';
 import { MemberHome } from '../../features/member/components/member-home';
+import { ConnectTakCard } from '../../features/tak/components/connect-tak-card';
 import { TakCard } from '../../features/tak/components/tak-card';
 import { paths } from '../../lib/paths';
 
@@ -10,5 +11,15 @@ export function MemberRoute() {
   const { callsign } = useParams();
   const own = auth.callsign ?? '';
   if (callsign !== own) return <Navigate to={paths.users.home.href(own)} replace />;
-  return <MemberHome callsign={own} serviceCard={<TakCard />} />;
+  return (
+    <MemberHome
+      callsign={own}
+      serviceCard={
+        <>
+          <ConnectTakCard />
+          <TakCard />
+        </>
+      }
+    />
+  );
 }

@@ -3,6 +3,7 @@ import { useParams } from 'react-router';
 import { LinkButton } from '../../components/button';
 import { Navbar } from '../../components/navbar';
 import { NotFoundPage } from '../../components/not-found-page';
+import { ConnectTakCard } from '../../features/tak/components/connect-tak-card';
 import { TakDownloadButton } from '../../features/tak/components/tak-download';
 import { GuideCardView } from './guide-card';
 import { ProgressIndicator } from './progress-indicator';
@@ -39,6 +40,7 @@ export function GuideStepPage({ section }: { section: GuideSection }) {
             image={card.image}
             defaultOpen={index === 0 || card.download === true}
           >
+            {card.enroll === true && <ConnectTakCard />}
             {card.download === true && (
               <TakDownloadButton variant="primary" className="w-full sm:w-auto" />
             )}

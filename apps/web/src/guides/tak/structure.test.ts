@@ -41,6 +41,14 @@ describe('TAK guide structure', () => {
     expect(withDownload).toEqual(['android1', 'ios1', 'win2']);
   });
 
+  it('offers the scan first on quickstart step 1 for Android and iOS, the zip after it', () => {
+    for (const platform of ['android', 'ios'] as const) {
+      const cards = TAK_GUIDES.quickstart[platform][0]?.cards ?? [];
+      expect(cards[0]).toMatchObject({ id: 'scan', enroll: true });
+      expect(cards.findIndex((card) => card.download === true)).toBe(1);
+    }
+  });
+
   it('usage ios1 has four cards and win2 the most cards of the Windows guide', () => {
     expect(TAK_GUIDES.usage.ios[0]?.cards).toHaveLength(4);
     const winCards = TAK_GUIDES.usage.win.map((step) => step.cards.length);

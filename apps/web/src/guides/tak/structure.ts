@@ -30,6 +30,8 @@ export interface GuideCard {
   image?: string;
   /** The card offers the TAK settings download. */
   download?: boolean;
+  /** The card offers one-scan enrollment (the "Connect ATAK or iTAK" codes). */
+  enroll?: boolean;
 }
 
 export interface GuideStep {
@@ -44,7 +46,11 @@ export const TAK_GUIDES: Record<GuideSection, Record<GuidePlatform, readonly Gui
     android: [
       {
         id: 'android1',
-        cards: [{ id: 'download', image: zipSvg, download: true }, { id: 'contents' }],
+        cards: [
+          { id: 'scan', enroll: true },
+          { id: 'download', image: zipSvg, download: true },
+          { id: 'contents' },
+        ],
       },
       { id: 'android2', cards: [{ id: 'store', image: storeSvg }, { id: 'first_start' }] },
       {
@@ -70,7 +76,11 @@ export const TAK_GUIDES: Record<GuideSection, Record<GuidePlatform, readonly Gui
     ios: [
       {
         id: 'ios1',
-        cards: [{ id: 'download', image: zipSvg, download: true }, { id: 'files' }],
+        cards: [
+          { id: 'scan', enroll: true },
+          { id: 'download', image: zipSvg, download: true },
+          { id: 'files' },
+        ],
       },
       { id: 'ios2', cards: [{ id: 'store', image: storeSvg }, { id: 'first_start' }] },
       {

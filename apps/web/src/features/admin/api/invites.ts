@@ -1,5 +1,5 @@
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
-import { apiPaths } from '@callsign/contract';
+import { apiPaths, type CreateInviteBody, type InviteState } from '@callsign/contract';
 import { apiJson } from '../../../lib/api-client';
 import { adminFailure } from './failure';
 import { adminKeys } from './query-keys';
@@ -7,6 +7,19 @@ import { adminKeys } from './query-keys';
 export interface InviteCode {
   code: string;
   active: boolean;
+  /** Whether it admits people now: `active` only while not deactivated, expired or used up. */
+  state: InviteState;
+  created: string;
+  label: string | null;
+  expiresAt: string | null;
+  maxUses: number | null;
+  uses: number;
+  autoApprove: boolean;
+  team: string | null;
+  role: string | null;
+  /** The bulk call that made it (a slip), and the callsign it is for. */
+  batchId: string | null;
+  reservedCallsign: string | null;
 }
 
 const LIST_FAILED = 'Failed to login as admin';
@@ -15,7 +28,21 @@ const LIST_FAILED = 'Failed to login as admin';
 export async function fetchInviteCodes(): Promise<InviteCode[]> {
   try {
     const answer = await apiJson(apiPaths.pools, 'pools');
-    return answer.pools.map((pool) => ({ code: pool.invitecode, active: pool.active }));
+    return answer.pools.map((pool) => ({
+      code: pool.invitecode,
+      active: pool.active,
+      state: pool.state,
+      created: pool.created,
+      label: pool.label,
+      expiresAt: pool.expires_at,
+      maxUses: pool.max_uses,
+      uses: pool.uses,
+      autoApprove: pool.auto_approve,
+      team: pool.team,
+      role: pool.role,
+      batchId: pool.batch_id,
+      reservedCallsign: pool.reserved_callsign,
+    }));
   } catch (error) {
     return adminFailure(error, LIST_FAILED);
   }
@@ -25,10 +52,16 @@ export function inviteCodesQueryOptions() {
   return queryOptions({ queryKey: adminKeys.inviteList(), queryFn: fetchInviteCodes });
 }
 
-/** POST enrollment/invitecode/create (no body): the new code. */
-export async function createInviteCode(): Promise<string> {
+/**
+ * POST enrollment/invitecode/create: the new code. Without options no body is sent, as the
+ * spec's client does: a plain reusable code.
+ */
+export async function createInviteCode(options?: CreateInviteBody): Promise<string> {
   try {
-    const answer = await apiJson(apiPaths.createInvite, 'createInvite', { method: 'POST' });
+    const answer = await apiJson(apiPaths.createInvite, 'createInvite', {
+      method: 'POST',
+      ...(options === undefined ? {} : { body: options }),
+    });
     return answer.invite_code;
   } catch (error) {
     return adminFailure(error, LIST_FAILED);
@@ -64,7 +97,10 @@ function useInvalidateInvites() {
 
 export function useCreateInviteCode() {
   const onSettled = useInvalidateInvites();
-  return useMutation({ mutationFn: createInviteCode, onSettled });
+  return useMutation({
+    mutationFn: (options?: CreateInviteBody) => createInviteCode(options),
+    onSettled,
+  });
 }
 
 export function useChangeInviteCode() {

@@ -1,25 +1,2 @@
-import type { ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
-import { Navbar } from '../../../components/navbar';
-
 /** A page of the admin area below its home: the navbar with the way back, the title, the page. */
-export function AdminPage({
-  title,
-  back,
-  children,
-}: {
-  title: string;
-  back: string;
-  children: ReactNode;
-}) {
-  const { t } = useTranslation();
-  return (
-    <>
-      <Navbar title={title} backUrl={back} backLabel={t('nav.back')} />
-      <div className="mx-auto flex w-full max-w-2xl flex-col gap-5 px-4 py-6">
-        <h1 className="text-2xl font-bold break-words">{title}</h1>
-        {children}
-      </div>
-    </>
-  );
-}
+export { TitledPage as AdminPage } from '../../../components/titled-page';

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { Route, Routes } from 'react-router';
-import { API_PREFIX, apiPaths } from '@callsign/contract';
+import { API_PREFIX, apiPaths, type PoolsResponse } from '@callsign/contract';
 import { renderWithProviders } from '../../../test/render';
 import { server } from '../../../test/server';
 import { listenWithMockApi } from '../../../test/server';
@@ -12,27 +12,47 @@ import { InviteQrPage, inviteLink } from './invite-qr-page';
 
 listenWithMockApi();
 
+type Pool = PoolsResponse['pools'][number];
+
+/** A pools entry as the server lists a plain code, with `fields` over it. */
+function pool(fields: Partial<Pool> & Pick<Pool, 'invitecode' | 'active'>): Pool {
+  return {
+    created: '2026-01-01T00:00:00.000Z',
+    owner_cs: 'Boss1',
+    state: fields.active ? 'active' : 'deactivated',
+    label: null,
+    expires_at: null,
+    max_uses: null,
+    uses: 0,
+    auto_approve: false,
+    team: null,
+    role: null,
+    reserved_callsign: null,
+    batch_id: null,
+    ...fields,
+  };
+}
+
 /** enrollment/pools backed by a list that create, (de)activate and delete really change. */
-function fakeCodes(initial: { invitecode: string; active: boolean }[]) {
-  let pools = [...initial];
+function fakeCodes(initial: (Partial<Pool> & Pick<Pool, 'invitecode' | 'active'>)[]) {
+  let pools = initial.map(pool);
   const calls: string[] = [];
   const toggle =
     (active: boolean) =>
     async ({ request }: { request: Request }) => {
       const { invite_code: code } = (await request.json()) as { invite_code: string };
       calls.push(`${active ? 'activate' : 'deactivate'} ${code}`);
-      pools = pools.map((p) => (p.invitecode === code ? { invitecode: code, active } : p));
+      pools = pools.map((p) =>
+        p.invitecode === code ? { ...p, active, state: active ? 'active' : 'deactivated' } : p,
+      );
       return HttpResponse.json({ success: true });
     };
   server.use(
-    http.get(apiPaths.pools, () =>
-      HttpResponse.json({
-        pools: pools.map((p) => ({ ...p, created: '2026-01-01T00:00:00.000Z', owner_cs: 'Boss1' })),
-      }),
-    ),
-    http.post(apiPaths.createInvite, () => {
-      calls.push('create');
-      pools = [...pools, { invitecode: 'NEWC2345', active: true }];
+    http.get(apiPaths.pools, () => HttpResponse.json({ pools })),
+    http.post(apiPaths.createInvite, async ({ request }) => {
+      const text = await request.text();
+      calls.push(text === '' ? 'create' : `create ${text}`);
+      pools = [...pools, pool({ invitecode: 'NEWC2345', active: true })];
       return HttpResponse.json({ invite_code: 'NEWC2345' });
     }),
     http.put(apiPaths.deactivateInvite, toggle(false)),
@@ -91,6 +111,79 @@ describe('CodeListPage', () => {
     expect(await screen.findByRole('img', { name: /invite link for code NEWC2345/ })).toBeVisible();
     expect(calls).toEqual(['create']);
     expect(screen.getByText(inviteLink('NEWC2345'))).toBeInTheDocument();
+  });
+
+  it('shows each code’s label, uses, expiry and preset; a batch’s slips only as its batch', async () => {
+    fakeCodes([
+      {
+        invitecode: 'AAAA2345',
+        active: true,
+        label: 'Exercise North',
+        uses: 3,
+        max_uses: 10,
+        expires_at: '2026-03-01T12:00:00.000Z',
+        team: 'Red',
+        role: 'Medic',
+        auto_approve: true,
+      },
+      { invitecode: 'BBBB2345', active: true, uses: 4, max_uses: 4, state: 'used-up' },
+      { invitecode: 'CCCC2345', active: true, uses: 1, state: 'expired' },
+      ...['Alpha1', 'Bravo2'].map((callsign, index) =>
+        pool({
+          invitecode: `SLIP${index}234`,
+          active: true,
+          uses: index,
+          max_uses: 1,
+          reserved_callsign: callsign,
+          batch_id: 'batch-1',
+        }),
+      ),
+    ]);
+    renderList();
+    expect(await screen.findByText('Exercise North')).toBeInTheDocument();
+    const first = row('AAAA2345');
+    expect(first).toHaveTextContent('3 / 10 used');
+    expect(first).toHaveTextContent(/valid until/);
+    expect(first).toHaveTextContent('Red · Medic');
+    expect(first).toHaveTextContent('approves at once');
+    expect(within(row('BBBB2345')).getByText('used up', { exact: true })).toBeVisible();
+    expect(within(row('CCCC2345')).getByText('expired', { exact: true })).toBeVisible();
+    expect(row('CCCC2345')).toHaveTextContent('1 use');
+    expect(screen.queryByText('SLIP0234')).not.toBeInTheDocument();
+    const batch = screen.getByRole('link', { name: /Batch of/ });
+    expect(batch).toHaveTextContent('2 slips, 1 used');
+    expect(batch).toHaveAttribute('href', '/app/admin/user-management/bulk/batch-1');
+  });
+
+  it('Create with options sends them, then goes to the new code’s QR page', async () => {
+    const calls = fakeCodes([]);
+    const user = userEvent.setup();
+    renderList();
+    await user.click(await screen.findByRole('button', { name: 'Create with options' }));
+    const dialog = await screen.findByRole('dialog', { name: 'New invite code with options' });
+    await user.type(within(dialog).getByRole('textbox', { name: 'Label' }), 'Convoy');
+    await user.type(within(dialog).getByRole('spinbutton', { name: 'Most members' }), '0');
+    await user.click(within(dialog).getByRole('button', { name: 'Create code' }));
+    expect(await within(dialog).findByText('A whole number, 1 or more.')).toBeVisible();
+    expect(calls).toEqual([]);
+
+    const uses = within(dialog).getByRole('spinbutton', { name: 'Most members' });
+    await user.clear(uses);
+    await user.type(uses, '12');
+    await user.selectOptions(within(dialog).getByRole('combobox', { name: 'Team' }), 'Green');
+    await user.click(within(dialog).getByRole('checkbox', { name: /Approve new members at once/ }));
+    await user.click(within(dialog).getByRole('button', { name: 'Create code' }));
+
+    expect(await screen.findByRole('img', { name: /invite link for code NEWC2345/ })).toBeVisible();
+    expect(calls).toHaveLength(1);
+    expect(JSON.parse(calls[0]!.slice('create '.length))).toEqual({
+      label: 'Convoy',
+      expires_at: null,
+      max_uses: 12,
+      auto_approve: true,
+      team: 'Green',
+      role: null,
+    });
   });
 
   it('deactivates after the confirmation, then activates again; the list follows', async () => {

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../../components/button';
 import { ConfirmStepButtons } from '../../../components/confirm-dialog';
@@ -6,6 +6,7 @@ import { Dialog } from '../../../components/dialog';
 import { errorMessage } from '../../../lib/api-client';
 import { isConflict } from '../api/failure';
 import { useChangeRole, useRevokePerson, type Person } from '../api/people';
+import { PresetEditor } from './preset-editor';
 
 type View = 'actions' | 'confirm-revoke';
 
@@ -18,10 +19,13 @@ export function UserDialog({
   person,
   onClose,
   onDone,
+  tools,
 }: {
   person: Person;
   onClose: () => void;
   onDone: (text: string) => void;
+  /** More actions for this member, from outside the admin feature (the enrollment QR). */
+  tools?: ReactNode;
 }) {
   const { t } = useTranslation();
   const [view, setView] = useState<View>('actions');
@@ -122,7 +126,9 @@ export function UserDialog({
       }
     >
       <p className="text-sm text-stone-600">{t('admin.users.revoke_hint')}</p>
+      {tools}
       {alert}
+      <PresetEditor callsign={callsign} />
     </Dialog>
   );
 }

@@ -52,6 +52,14 @@ function fakePeople(
       people = people.filter((p) => p.callsign !== callsign);
       return HttpResponse.json({ success: true, invite_code: 'WALK2222' });
     }),
+    http.get(`${API_PREFIX}/people/:callsign/preset`, ({ params }) =>
+      HttpResponse.json({ callsign: params.callsign, team: 'Cyan', role: 'Team Member' }),
+    ),
+    http.put(`${API_PREFIX}/people/:callsign/preset`, async ({ params, request }) => {
+      const preset = (await request.json()) as { team: string; role: string };
+      api.calls.push(`preset ${String(params.callsign)} ${preset.team} ${preset.role}`);
+      return HttpResponse.json({ callsign: params.callsign, ...preset });
+    }),
   );
   return api;
 }
@@ -119,6 +127,25 @@ describe('UserManagementPage', () => {
       expect(screen.queryByRole('button', { name: 'Ranger1' })).not.toBeInTheDocument();
     });
     expect(group(/Admins/)).toHaveTextContent('(2)');
+  });
+
+  it('sets a member’s TAK team and role from their dialog, apart from the other actions', async () => {
+    const api = fakePeople(TEAM);
+    const user = userEvent.setup();
+    renderWithProviders(<UserManagementPage />);
+    await user.click(await screen.findByRole('button', { name: 'Ranger2' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Ranger2' });
+    const team = await within(dialog).findByRole('combobox', { name: 'Team' });
+    expect(team).toHaveValue('Cyan');
+    const save = within(dialog).getByRole('button', { name: 'Save team and role' });
+    expect(save).toBeDisabled();
+    await user.selectOptions(team, 'Dark Blue');
+    await user.selectOptions(within(dialog).getByRole('combobox', { name: 'Role' }), 'Medic');
+    await user.click(save);
+
+    expect(await within(dialog).findByText('Ranger2 is now Dark Blue · Medic.')).toBeVisible();
+    expect(api.calls).toEqual(['preset Ranger2 Dark Blue Medic']);
+    expect(screen.getByRole('dialog', { name: 'Ranger2' })).toBeInTheDocument();
   });
 
   it('shows the 409 for yourself or the last admin as a clear message and keeps the dialog', async () => {

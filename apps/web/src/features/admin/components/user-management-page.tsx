@@ -1,6 +1,6 @@
 import { CollapsibleCard } from '../../../components/collapsible-card';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { peopleQueryOptions, type Person } from '../api/people';
 import { paths } from '../../../lib/paths';
@@ -58,7 +58,15 @@ function UserGroup({
 }
 
 /** /app/admin/user-management: admins and members; a user's dialog changes or revokes them. */
-export function UserManagementPage() {
+/**
+ * `memberTools`: what the app adds to the dialog of one user (the TAK enrollment QR), given by
+ * the route so that this feature does not import another.
+ */
+export function UserManagementPage({
+  memberTools,
+}: {
+  memberTools?: (callsign: string) => ReactNode;
+} = {}) {
   const { t } = useTranslation();
   const people = useQuery(peopleQueryOptions());
   const [picked, setPicked] = useState<Person | null>(null);
@@ -98,6 +106,7 @@ export function UserManagementPage() {
         <UserDialog
           key={picked.callsign}
           person={picked}
+          tools={memberTools?.(picked.callsign)}
           onClose={() => {
             setPicked(null);
           }}

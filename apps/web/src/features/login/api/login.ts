@@ -12,6 +12,8 @@ export const loginKeys = {
 export interface CodeValidity {
   isAdminCodeValid: boolean;
   isEnrollmentCodeValid: boolean;
+  /** The callsign a bulk slip's code is for: the only one it enrolls. */
+  reservedCallsign?: string | undefined;
 }
 
 /** The code validity check: the admin-code check and the invite check together. */
@@ -20,7 +22,11 @@ export async function checkCode(code: string): Promise<CodeValidity> {
     apiJson(apiPaths.checkAdminCode, 'checkAdminCode', { query: { temp_admin_code: code } }),
     apiJson(apiPaths.checkInviteCode, 'checkInviteCode', { query: { invitecode: code } }),
   ]);
-  return { isAdminCodeValid: admin.code_ok, isEnrollmentCodeValid: invite.invitecode_is_active };
+  return {
+    isAdminCodeValid: admin.code_ok,
+    isEnrollmentCodeValid: invite.invitecode_is_active,
+    reservedCallsign: invite.reserved_callsign,
+  };
 }
 
 async function exchange(code: string): Promise<string> {

@@ -17,18 +17,26 @@ afterEach(() => {
   vi.mocked(reloadTo).mockClear();
 });
 
-function Verified({ codeType, children }: { codeType: 'admin' | 'user'; children: ReactNode }) {
+function Verified({
+  codeType,
+  reserved,
+  children,
+}: {
+  codeType: 'admin' | 'user';
+  reserved?: string;
+  children: ReactNode;
+}) {
   const session = useLoginSession();
   const { verify } = session;
   useEffect(() => {
-    verify('INVITE23', codeType);
-  }, [verify, codeType]);
+    verify('INVITE23', codeType, reserved);
+  }, [verify, codeType, reserved]);
   return session.otpVerified ? children : null;
 }
 
-function renderCallsign(codeType: 'admin' | 'user' = 'user') {
+function renderCallsign(codeType: 'admin' | 'user' = 'user', reserved?: string) {
   return renderWithProviders(
-    <Verified codeType={codeType}>
+    <Verified codeType={codeType} {...(reserved === undefined ? {} : { reserved })}>
       <CallsignPage />
     </Verified>,
     { path: '/login/callsign' },
@@ -81,6 +89,26 @@ describe('CallsignPage submit', () => {
     expect(localStorage.getItem('token')).toBe('token-1');
     expect(localStorage.getItem('approveCode')).toBe('APPROVE2');
     expect(localStorage.getItem('callsign')).toBe('Alpha1');
+  });
+
+  it('a bulk slip’s code comes with its callsign, filled in and fixed', async () => {
+    const user = userEvent.setup();
+    let body: unknown;
+    server.use(
+      http.post(apiPaths.enroll, async ({ request }) => {
+        body = await request.json();
+        return HttpResponse.json({ jwt: 'token-2', approvecode: 'APPROVE3', callsign: 'Slip7' });
+      }),
+    );
+    renderCallsign('user', 'Slip7');
+    const input = await screen.findByLabelText('Callsign');
+    expect(input).toHaveValue('Slip7');
+    expect(input).toHaveAttribute('readonly');
+    await user.click(screen.getByRole('button', { name: /save callsign/i }));
+    await vi.waitFor(() => {
+      expect(reloadTo).toHaveBeenCalledWith('/login/enrollment');
+    });
+    expect(body).toEqual({ callsign: 'Slip7', invite_code: 'INVITE23' });
   });
 
   it('an admin exchanges, adds the admin, exchanges again, then reloads to the key page', async () => {

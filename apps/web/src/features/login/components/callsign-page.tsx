@@ -19,7 +19,9 @@ export function CallsignPage() {
   const enroll = useEnroll();
   const setLoading = useSetGlobalLoading();
   const adminCache = useRef<AdminLoginCache>({});
-  const [callsign, setCallsign] = useState('');
+  // A bulk slip's code enrolls its own callsign only: filled in and fixed.
+  const reserved = session.reservedCallsign ?? null;
+  const [callsign, setCallsign] = useState(reserved ?? '');
   const [touched, setTouched] = useState(false);
   const [submitError, setSubmitError] = useState<string | null>(null);
 
@@ -80,6 +82,7 @@ export function CallsignPage() {
           error={shownError}
           name="callsign"
           value={callsign}
+          readOnly={reserved !== null}
           autoComplete="username"
           autoCapitalize="none"
           spellCheck={false}

@@ -41,7 +41,7 @@ export function LoginPage() {
           session.verify(value, 'admin');
           void navigate(paths.loginCallsign.path);
         } else if (validity.isEnrollmentCodeValid) {
-          session.verify(value, 'user');
+          session.verify(value, 'user', validity.reservedCallsign);
           void navigate(paths.loginCallsign.path);
         } else {
           session.reset();

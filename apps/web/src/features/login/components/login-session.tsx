@@ -6,21 +6,30 @@ export interface LoginSession {
   code: string;
   codeType: CodeType;
   otpVerified: boolean;
-  verify: (code: string, codeType: Exclude<CodeType, 'unknown'>) => void;
+  /** The callsign the verified code is for (a bulk slip), if any. */
+  reservedCallsign?: string | null | undefined;
+  verify: (
+    code: string,
+    codeType: Exclude<CodeType, 'unknown'>,
+    reservedCallsign?: string | null,
+  ) => void;
   reset: () => void;
 }
 
 const LoginSessionContext = createContext<LoginSession | null>(null);
 
 export function LoginSessionProvider({ children }: { children: ReactNode }) {
-  const [state, setState] = useState<{ code: string; codeType: CodeType; otpVerified: boolean }>({
+  const [state, setState] = useState<Omit<LoginSession, 'verify' | 'reset'>>({
     code: '',
     codeType: 'unknown',
     otpVerified: false,
   });
-  const verify = useCallback((code: string, codeType: Exclude<CodeType, 'unknown'>) => {
-    setState({ code, codeType, otpVerified: true });
-  }, []);
+  const verify = useCallback(
+    (code: string, codeType: Exclude<CodeType, 'unknown'>, reservedCallsign?: string | null) => {
+      setState({ code, codeType, otpVerified: true, reservedCallsign });
+    },
+    [],
+  );
   const reset = useCallback(() => {
     setState({ code: '', codeType: 'unknown', otpVerified: false });
   }, []);

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Card } from '../../../components/card';
+import { MemberPreset } from './member-preset';
 
 /** /app/users/{callsign}: the member's home with the service card the app puts below. */
 export function MemberHome({
@@ -20,6 +21,7 @@ export function MemberHome({
           <dd className="break-all">{callsign}</dd>
           <dt className="font-semibold">{t('member.key')}</dt>
           <dd>{t('member.key_in_use')}</dd>
+          <MemberPreset />
         </dl>
       </Card>
       {serviceCard}

@@ -1,0 +1,154 @@
+import { X509Certificate } from 'node:crypto';
+import { BadCsrError, checkCsr } from '../../ca/csr.js';
+import { BadRequestError, HttpError } from '../../errors.js';
+import { decodePemBlocks, encodePem } from '../../ca/pem.js';
+import { buildTrustStorePkcs12 } from '../../ca/trust-store.js';
+import { buildEnrollmentProfile, buildTrustPackage } from '../../tak/enrollment-packages.js';
+import { csrDerFromBody, type EnrollmentAnswer } from '../../tak/enrollment.js';
+import { truststoreCertificates } from '../../tak/truststore.js';
+import type { CertificateService } from '../certificates/service.js';
+import type { EnrollmentLogin, EnrollmentTokens } from './tokens.js';
+
+/** How a `signClient/v2` answer is written, by the request's `Accept`. */
+export type AnswerFormat = 'json' | 'xml' | 'json-as-text';
+
+/**
+ * The answer's form, matched by substring as TAK Server does (real clients send lists with
+ * q-values): none, empty, `*\/*` or `application/json` → JSON; else `application/xml` → XML;
+ * else `text/plain` → the JSON typed `text/plain` (what the iOS clients accept as well). Undefined
+ * for anything else (406, before the token is spent).
+ */
+export function answerFormat(accept: string | undefined): AnswerFormat | undefined {
+  const wanted = (accept ?? '').toLowerCase().trim();
+  if (wanted === '' || wanted.includes('*/*') || wanted.includes('application/json')) return 'json';
+  if (wanted.includes('application/xml')) return 'xml';
+  if (wanted.includes('text/plain')) return 'json-as-text';
+  return undefined;
+}
+
+export class NotAcceptableError extends HttpError {
+  constructor() {
+    super(406, 'Accept application/json or application/xml');
+  }
+}
+
+/** The device's own id as the client sends it; control characters dropped, at most 255. */
+export function deviceId(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  // eslint-disable-next-line no-control-regex
+  const cleaned = value.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255);
+  return cleaned === '' ? null : cleaned;
+}
+
+export interface EnrollmentSettings {
+  takHost: string;
+  takPort: number;
+  deployment: string;
+  /** Password of the truststore in the trust package (`PORTAL_TAK_TRUSTSTORE_PASSWORD`). */
+  truststorePassword: string;
+  /** The operator's TAK truststore (`PORTAL_TAK_TRUSTSTORE_PEM`): its CAs go into the answer. */
+  truststorePemFile: string | undefined;
+}
+
+export interface Device {
+  clientUid: string | null;
+  version: string | null;
+  clientAddress: string | null;
+}
+
+/**
+ * Signs a TAK client's own key for the member it logged in as: the request's
+ * CN must be the callsign, its signature must hold and its key be one this CA signs (400, the
+ * token unspent, otherwise); the certificate is issued through the one issuing call with purpose
+ * `tak-enroll` and the device's id, and the token is spent in the transaction that records it.
+ */
+export class TakEnrollment {
+  constructor(
+    private readonly tokens: EnrollmentTokens,
+    private readonly certificates: CertificateService,
+    private readonly settings: EnrollmentSettings,
+  ) {}
+
+  async sign(login: EnrollmentLogin, body: string, device: Device): Promise<EnrollmentAnswer> {
+    let publicKey;
+    try {
+      const csr = await checkCsr(csrDerFromBody(body));
+      const callsign = login.callsign.toLowerCase();
+      if (
+        csr.commonNames.length === 0 ||
+        csr.commonNames.some((name) => name.toLowerCase() !== callsign)
+      ) {
+        throw new BadCsrError(`the request’s CN must be your callsign, ${login.callsign}`);
+      }
+      publicKey = csr.publicKey;
+    } catch (error) {
+      if (error instanceof BadCsrError) throw new BadRequestError(`Bad CSR: ${error.message}`);
+      throw error;
+    }
+    const issued = await this.certificates.issueForMember({
+      callsign: login.callsign,
+      purpose: 'tak-enroll',
+      key: { publicKey },
+      actor: { callsign: login.callsign, clientAddress: device.clientAddress },
+      audit: {
+        action: 'tak.enroll',
+        detail: { client_uid: device.clientUid, version: device.version },
+      },
+      ...(device.clientUid === null ? {} : { clientUid: device.clientUid }),
+      alongside: (trx, certificate) =>
+        this.tokens.spend(trx, login, { clientUid: device.clientUid, serial: certificate.serial }),
+    });
+    return {
+      signedCert: new X509Certificate(issued.certificatePem).raw,
+      cas: await this.caCertificates(),
+    };
+  }
+
+  /**
+   * The CAs a client stores with its certificate. ATAK uses them as the truststore of its TAK
+   * server connection unless it imported one first, so they must hold the CA of the TAK server's
+   * certificate too: the issuing CA and the root, then the operator's TAK truststore when it
+   * holds others.
+   */
+  async caCertificates(): Promise<Buffer[]> {
+    const chain = this.certificates.chainPem;
+    const configured = await truststoreCertificates({
+      pemFile: this.settings.truststorePemFile,
+      caChainPem: chain,
+    });
+    const all = [chain, ...configured].flatMap((pem) => decodePemBlocks(pem, 'CERTIFICATE'));
+    return all.filter((der, index) => all.findIndex((other) => other.equals(der)) === index);
+  }
+
+  /** The member's profile package, once their token has signed; undefined before (204). */
+  profile(login: EnrollmentLogin): Uint8Array | undefined {
+    if (!login.spent) return undefined;
+    return buildEnrollmentProfile({
+      takHost: this.settings.takHost,
+      deployment: this.settings.deployment,
+      callsign: login.callsign,
+      preset: login.preset,
+    });
+  }
+
+  /**
+   * The trust package of a member: the connection that enrolls by itself, and a
+   * truststore with the same CAs an enrollment answers (they validate the enrollment face and the
+   * TAK server). No key: it is not a credential.
+   */
+  async trustPackage(callsign: string): Promise<Uint8Array> {
+    const truststore = await buildTrustStorePkcs12({
+      certificatesPem: (await this.caCertificates()).map((der) => encodePem('CERTIFICATE', der)),
+      password: this.settings.truststorePassword,
+      friendlyNamePrefix: this.settings.deployment,
+    });
+    return buildTrustPackage({
+      takHost: this.settings.takHost,
+      takPort: this.settings.takPort,
+      deployment: this.settings.deployment,
+      callsign,
+      truststore,
+      truststorePassword: this.settings.truststorePassword,
+    });
+  }
+}

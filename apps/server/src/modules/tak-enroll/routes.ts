@@ -1,0 +1,106 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  callsignParamsSchema,
+  takEnrollmentTokenResponseSchema,
+  takPaths,
+  trustPackageResponseSchema,
+  type TakEnrollmentTokenResponse,
+} from '@callsign/contract';
+import { NotFoundError } from '../../errors.js';
+import { atakEnrollUri, itakServerQr } from '../../tak/enrollment.js';
+import type { Actor } from '../auth/actor.js';
+import { callerOf } from '../auth/access.js';
+import type { RouteContext } from '../route-context.js';
+import { takEnrollmentServices } from './services.js';
+
+/**
+ * One-scan TAK enrollment on the portal's API: an enrollment token for the
+ * caller (their key, or their JWT once approved: a member can connect ATAK without ever
+ * installing a browser key) or, for an admin's enrollment station, for any active member; and
+ * the trust package. 404 while the enrollment face is off (`PORTAL_TAK_ENROLL_PORT=off`).
+ */
+export function registerTakEnrollRoutes(app: FastifyInstance, context: RouteContext): void {
+  const { config } = context.portal;
+  const { tokens, enrollment } = takEnrollmentServices(context.portal, context.now);
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  const face = () => {
+    if (config.takEnroll === undefined) {
+      throw new NotFoundError('TAK enrollment is not offered by this portal');
+    }
+    return config.takEnroll;
+  };
+
+  async function tokenFor(callsign: string, actor: Actor): Promise<TakEnrollmentTokenResponse> {
+    const { publicPort, publiclyTrusted } = face();
+    const issued = await tokens.issue(callsign, actor);
+    const { takHost, takPort, deployment } = config;
+    return {
+      username: issued.callsign,
+      token: issued.token,
+      expires_at: issued.expiresAt.toISOString(),
+      host: takHost,
+      port: publicPort,
+      atak_uri: atakEnrollUri({ takHost, takPort, username: issued.callsign, token: issued.token }),
+      itak_qr: itakServerQr({ deployment, takHost, takPort }),
+      trusted_by_phones: publiclyTrusted,
+    };
+  }
+
+  api.post(
+    takPaths.enrollmentToken,
+    {
+      config: { access: 'member' },
+      schema: { response: { 200: takEnrollmentTokenResponseSchema } },
+    },
+    async (request, reply) => {
+      const { actor } = callerOf(request, 'member');
+      return reply.header('cache-control', 'no-store').send(await tokenFor(actor.callsign, actor));
+    },
+  );
+
+  api.post(
+    `${takPaths.enrollmentToken}/:callsign`,
+    {
+      config: { access: 'admin' },
+      schema: {
+        params: callsignParamsSchema,
+        response: { 200: takEnrollmentTokenResponseSchema },
+      },
+    },
+    async (request, reply) => {
+      const { actor } = callerOf(request, 'admin');
+      return reply
+        .header('cache-control', 'no-store')
+        .send(await tokenFor(request.params.callsign, actor));
+    },
+  );
+
+  api.get(
+    takPaths.trustPackage,
+    {
+      config: { access: 'member' },
+      schema: {
+        response: {
+          200: {
+            description: 'The trust package: a zip without any key',
+            content: { 'application/zip': { schema: trustPackageResponseSchema } },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { member } = callerOf(request, 'member');
+      face();
+      const zip = await enrollment.trustPackage(member.callsign);
+      return (reply as FastifyReply)
+        .type('application/zip')
+        .header(
+          'content-disposition',
+          `attachment; filename="${member.callsign}_${config.deployment}_trust.zip"`,
+        )
+        .send(Buffer.from(zip));
+    },
+  );
+}

@@ -1,0 +1,87 @@
+import type { Executor } from '../../db/transaction.js';
+import type { MemberStatus } from '../../db/schema.js';
+
+/**
+ * The `tak_enrollment_tokens` table: one row per member, the token only as its hash. The login
+ * reads the member's status and TAK preset with the token, in one query.
+ */
+
+export interface NewEnrollmentToken {
+  /** As the member's record has it. */
+  callsign: string;
+  tokenHash: string;
+  createdAt: number;
+  expiresAt: number;
+  createdBy: string;
+}
+
+/** A token found by its hash, with what a login needs to know about its member. */
+export interface EnrollmentLogin {
+  callsign: string;
+  expiresAt: number;
+  usedAt: number | null;
+  memberStatus: MemberStatus;
+  team: string;
+  role: string;
+}
+
+/** Writes the member's token, replacing (and so voiding) whatever token they had. */
+export async function replaceEnrollmentToken(
+  executor: Executor,
+  token: NewEnrollmentToken,
+): Promise<void> {
+  const values = {
+    token_hash: token.tokenHash,
+    created_at: token.createdAt,
+    expires_at: token.expiresAt,
+    created_by: token.createdBy,
+    used_at: null,
+    client_uid: null,
+    serial: null,
+  };
+  await executor
+    .insertInto('tak_enrollment_tokens')
+    .values({ callsign: token.callsign, ...values })
+    .onConflict((conflict) => conflict.column('callsign').doUpdateSet(values))
+    .execute();
+}
+
+export async function findEnrollmentLogin(
+  executor: Executor,
+  tokenHash: string,
+): Promise<EnrollmentLogin | undefined> {
+  const row = await executor
+    .selectFrom('tak_enrollment_tokens as t')
+    .innerJoin('members as m', 'm.callsign', 't.callsign')
+    .select(['t.callsign', 't.expires_at', 't.used_at', 'm.status', 'm.tak_team', 'm.tak_role'])
+    .where('t.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  return (
+    row && {
+      callsign: row.callsign,
+      expiresAt: row.expires_at,
+      usedAt: row.used_at,
+      memberStatus: row.status,
+      team: row.tak_team,
+      role: row.tak_role,
+    }
+  );
+}
+
+/**
+ * Spends the token on the certificate it signed: only while it is unspent and unexpired, so of
+ * two requests with one token (on any instance) exactly one spends it. False when none did.
+ */
+export async function spendEnrollmentToken(
+  executor: Executor,
+  spend: { tokenHash: string; at: number; clientUid: string | null; serial: string },
+): Promise<boolean> {
+  const result = await executor
+    .updateTable('tak_enrollment_tokens')
+    .set({ used_at: spend.at, client_uid: spend.clientUid, serial: spend.serial })
+    .where('token_hash', '=', spend.tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', spend.at)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

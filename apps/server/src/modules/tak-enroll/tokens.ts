@@ -1,0 +1,159 @@
+import type { Kysely, Transaction } from 'kysely';
+import { TAK_ENROLL_TOKEN_LENGTH } from '@callsign/contract';
+import type { Database } from '../../db/schema.js';
+import { ConflictError, countsAsFailure, HttpError, NotFoundError } from '../../errors.js';
+import type { MemberPreset } from '../../tak/server-pref.js';
+import { appendAuditEvent } from '../audit/service.js';
+import type { Actor } from '../auth/actor.js';
+import { generateCode, hashCode } from '../auth/codes.js';
+import { findMember } from '../people/service.js';
+import {
+  findEnrollmentLogin,
+  replaceEnrollmentToken,
+  spendEnrollmentToken,
+} from './token-repository.js';
+
+/** The login a TAK client fails: 401 and the challenge that makes ATAK ask for credentials. */
+export class BasicAuthError extends HttpError {
+  constructor(detail = 'Log in with your callsign and enrollment token') {
+    super(401, detail, { 'www-authenticate': 'Basic realm="TAK enrollment", charset="UTF-8"' });
+  }
+}
+
+/** How long after it signed a certificate a token still fetches the enrollment profile. */
+export const PROFILE_WINDOW_MS = 10 * 60_000;
+
+/** What a token is used for: enrolling (config, signClient) or the profile after it. */
+export type LoginUse = 'enroll' | 'profile';
+
+/** A TAK client logged in with a member's token. */
+export interface EnrollmentLogin {
+  /** As the member's record has it. */
+  callsign: string;
+  tokenHash: string;
+  /** Whether the token has signed a certificate already. */
+  spent: boolean;
+  preset: MemberPreset;
+}
+
+export interface IssuedToken {
+  callsign: string;
+  token: string;
+  expiresAt: Date;
+}
+
+const BASIC = /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i;
+/** No token the portal makes is longer; a longer password is refused before it is hashed. */
+const MAX_PASSWORD_LENGTH = 64;
+
+/** User name and password of an HTTP Basic header; undefined for anything else. */
+export function basicCredentials(
+  header: string | undefined,
+): { username: string; password: string } | undefined {
+  const encoded = header === undefined ? undefined : BASIC.exec(header)?.[1];
+  if (encoded === undefined) return undefined;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  // ATAK trims both fields as they are typed; do the same for any client.
+  return { username: decoded.slice(0, colon).trim(), password: decoded.slice(colon + 1).trim() };
+}
+
+/**
+ * The one-time tokens of TAK enrollment: 12 characters of the code alphabet,
+ * stored only as a hash, one per member (a new one voids the last), single use; a spent token
+ * still fetches the profile for `PROFILE_WINDOW_MS`.
+ */
+export class EnrollmentTokens {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly ttlMs: number,
+    private readonly now: () => Date,
+  ) {}
+
+  /**
+   * A new token for an active member, voiding their previous one, audited. 404 for an unknown
+   * callsign, 409 for someone who is not an active member (pending, rejected, revoked).
+   */
+  issue(callsign: string, actor: Actor): Promise<IssuedToken> {
+    return this.db.transaction().execute(async (trx) => {
+      const member = await findMember(trx, callsign);
+      if (member === undefined) throw new NotFoundError('No such member');
+      if (member.status !== 'active') {
+        throw new ConflictError(`${member.callsign} is not an active member`);
+      }
+      const token = generateCode(TAK_ENROLL_TOKEN_LENGTH);
+      const at = this.now().getTime();
+      const expiresAt = at + this.ttlMs;
+      await replaceEnrollmentToken(trx, {
+        callsign: member.callsign,
+        tokenHash: hashCode(token),
+        createdAt: at,
+        expiresAt,
+        createdBy: actor.callsign,
+      });
+      await appendAuditEvent(trx, {
+        at,
+        actor: actor.callsign,
+        action: 'tak.enrollment-token',
+        target: member.callsign,
+        outcome: 'success',
+        clientAddress: actor.clientAddress,
+        detail: { expires_at: new Date(expiresAt).toISOString() },
+      });
+      return { callsign: member.callsign, token, expiresAt: new Date(expiresAt) };
+    });
+  }
+
+  /**
+   * The member a TAK client logs in as with `Authorization: Basic callsign:token`. 401 without
+   * credentials; 401 counted as a failed guess (failure budget) for a wrong user name, an unknown,
+   * expired, spent or voided token, or a member who is no longer active.
+   */
+  async login(authorization: string | undefined, use: LoginUse): Promise<EnrollmentLogin> {
+    const credentials = basicCredentials(authorization);
+    if (credentials === undefined) throw new BasicAuthError();
+    const refused = () => countsAsFailure(new BasicAuthError('Wrong callsign or token'));
+    if (credentials.password === '' || credentials.password.length > MAX_PASSWORD_LENGTH) {
+      throw refused();
+    }
+    const tokenHash = hashCode(credentials.password);
+    const found = await findEnrollmentLogin(this.db, tokenHash);
+    if (
+      found === undefined ||
+      found.callsign.toLowerCase() !== credentials.username.toLowerCase() ||
+      found.memberStatus !== 'active' ||
+      !this.usable(found, use)
+    ) {
+      throw refused();
+    }
+    return {
+      callsign: found.callsign,
+      tokenHash,
+      spent: found.usedAt !== null,
+      preset: { team: found.team, role: found.role },
+    };
+  }
+
+  /**
+   * Spends the login's token on the certificate it signed, in the transaction that records the
+   * certificate: 401 (counted) when another request spent it first or it expired meanwhile, and
+   * the transaction then records nothing.
+   */
+  async spend(
+    trx: Transaction<Database>,
+    login: EnrollmentLogin,
+    spend: { clientUid: string | null; serial: string },
+  ): Promise<void> {
+    const at = this.now().getTime();
+    if (!(await spendEnrollmentToken(trx, { tokenHash: login.tokenHash, at, ...spend }))) {
+      throw countsAsFailure(new BasicAuthError('Wrong callsign or token'));
+    }
+  }
+
+  private usable(found: { expiresAt: number; usedAt: number | null }, use: LoginUse): boolean {
+    const now = this.now().getTime();
+    if (found.usedAt === null) return now < found.expiresAt;
+    return use === 'profile' && now < found.usedAt + PROFILE_WINDOW_MS;
+  }
+}

@@ -1,0 +1,82 @@
+import { X509Certificate } from 'node:crypto';
+import https from 'node:https';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiPaths, takEnrollmentTokenResponseSchema, takPaths } from '@callsign/contract';
+import { nodeTakClient } from './support/node-tak-client.js';
+import { startTestPortal, type TestPortal } from './support/test-portal.js';
+
+/**
+ * One-scan enrollment driven by a maintained TAK client library from the npm registry,
+ * `@tak-ps/node-tak` (CloudTAK's): its `Credentials.generate()` reads `tls/config`, makes its own
+ * key and CSR with the openssl binary and posts it to `signClient/v2`. Nothing of the portal's
+ * code is on the client side.
+ */
+
+describe('TAK enrollment with @tak-ps/node-tak', () => {
+  let portal: TestPortal;
+
+  beforeAll(async () => {
+    portal = await startTestPortal();
+  }, 60_000);
+
+  afterAll(async () => {
+    await portal.destroy();
+  });
+
+  it('enrolls with the member’s token, and the certificate and key open the mTLS face', async () => {
+    const member = await portal.addMember('NodeTak1');
+    const answer = await portal.api('mtls', 'POST', takPaths.enrollmentToken, { key: member });
+    const token = takEnrollmentTokenResponseSchema.parse(answer.json());
+    const client = nodeTakClient({
+      port: token.port,
+      servername: portal.config.takHost,
+      caPem: portal.portal.ca.chainPem,
+      username: token.username,
+      token: token.token,
+    });
+    try {
+      const { cert, key, ca } = await client.enroll();
+
+      const leaf = new X509Certificate(cert);
+      expect(leaf.subject).toContain('CN=NodeTak1');
+      const pem = (base64: string) =>
+        `-----BEGIN CERTIFICATE-----\n${base64}\n-----END CERTIFICATE-----`;
+      expect(ca.map((base64) => new X509Certificate(pem(base64)).subject)).toEqual([
+        new X509Certificate(portal.portal.ca.issuingCertificatePem).subject,
+        new X509Certificate(portal.portal.ca.rootCertificatePem).subject,
+      ]);
+      expect(leaf.checkIssued(new X509Certificate(portal.portal.ca.issuingCertificatePem))).toBe(
+        true,
+      );
+      const status = await new Promise<number>((resolve, reject) => {
+        const request = https.request(
+          {
+            host: '127.0.0.1',
+            port: portal.port,
+            servername: portal.config.mtlsHost,
+            path: apiPaths.checkAuthValidUser,
+            headers: { host: `${portal.config.mtlsHost}:${String(portal.port)}` },
+            ca: portal.portal.ca.chainPem,
+            cert,
+            key,
+            agent: false,
+          },
+          (response) => {
+            response.resume();
+            response.on('end', () => {
+              resolve(response.statusCode ?? 0);
+            });
+          },
+        );
+        request.on('error', reject);
+        request.end();
+      });
+      expect(status).toBe(200);
+
+      // The token is spent: the library's second try is refused.
+      await expect(client.enroll()).rejects.toMatchObject({ status: 401 });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});

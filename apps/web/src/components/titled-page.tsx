@@ -1,0 +1,28 @@
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Navbar } from './navbar';
+
+/**
+ * A page below an area's home (the admin pages, the bulk pages): the navbar with the way back,
+ * the title, the page.
+ */
+export function TitledPage({
+  title,
+  back,
+  children,
+}: {
+  title: string;
+  back: string;
+  children: ReactNode;
+}) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <Navbar title={title} backUrl={back} backLabel={t('nav.back')} />
+      <div className="mx-auto flex w-full max-w-2xl flex-col gap-5 px-4 py-6">
+        <h1 className="text-2xl font-bold break-words">{title}</h1>
+        {children}
+      </div>
+    </>
+  );
+}
