@@ -5,16 +5,20 @@ import { rsaModulusLength, type GeneratedKeyPair, type KeyAlgorithm } from './ke
 /**
  * The worker's whole program, evaluated as a plain CommonJS script (`eval: true`): the same
  * source runs under the test runner, which loads this module from TypeScript, and from the
- * build, with no separate worker file to compile or ship. It uses node:crypto only. The worker
- * lowers its own thread's scheduling priority first (on Linux the nice value is per thread), so
- * the operating system runs it only on a core nothing else wants; then it makes one key pair per
+ * build, with no separate worker file to compile or ship. It uses node:crypto only. On Linux,
+ * where the nice value is per thread, the worker first lowers its own thread's scheduling
+ * priority, so the operating system runs it only on a core nothing else wants (elsewhere the
+ * nice value is the whole process's, so it is left alone). Then it makes one key pair per
  * message and posts the private key back (a KeyObject is cloned across threads; it is never
  * written anywhere).
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { generateKeyPairSync } = require('node:crypto');
-try { require('node:os').setPriority(19); } catch {}
+// Linux only: there the nice value is per thread; elsewhere it would lower the whole process.
+if (process.platform === 'linux') {
+  try { require('node:os').setPriority(19); } catch {}
+}
 parentPort.on('message', () => {
   const { privateKey } = generateKeyPairSync(workerData.type, workerData.options);
   parentPort.postMessage(privateKey);
