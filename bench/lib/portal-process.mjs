@@ -3,11 +3,12 @@
 // one JSON line with what the bench needs, and runs until SIGTERM.
 //
 // Usage: node portal-process.mjs '{"dataDir": "...", "databaseUrl": "...", "active": 10000, ...}'
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { cp, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { freePort, importServer } from './common.mjs';
-import { pendingCallsign, seed } from './seed.mjs';
+import { activeCallsign, pendingCallsign, seed } from './seed.mjs';
 
 const { loadConfig } = await importServer('config.js');
 const { startPortal } = await importServer('server.js');
@@ -16,8 +17,11 @@ const { recordIssuedCertificate } = await importServer('modules/certificates/rep
 
 /**
  * `keyHolders`: that many more active members (`Holder001`…), each with a key, for the sections
- * that need many members at once. `env`: more PORTAL_* settings.
- * @type {{ dataDir: string, databaseUrl?: string, webDir?: string, active: number, pending: number, revokedShare?: number, keyHolders?: number, env?: Record<string, string> }}
+ * that need many members at once. `env`: more PORTAL_* settings. `burstMembers`: that many of
+ * the seeded active members (`M000001`…) get a bearer JWT of their own. `waitForKeyPool`: ready
+ * only once the key pool is full. `loopMonitor`: on SIGUSR2, the event loop's longest delay since
+ * the last SIGUSR2 is written to `{dataDir}/loop.json`.
+ * @type {{ dataDir: string, databaseUrl?: string, webDir?: string, active: number, pending: number, revokedShare?: number, keyHolders?: number, burstMembers?: number, waitForKeyPool?: boolean, loopMonitor?: boolean, env?: Record<string, string> }}
  */
 const options = JSON.parse(process.argv[2] ?? '{}');
 
@@ -93,6 +97,39 @@ const enrollmentJwt =
   enrollee === undefined
     ? undefined
     : (await portal.tokens.issue({ scope: 'enrollment', subject: enrollee, ttlMs: 3_600_000 })).jwt;
+/** @type {{ callsign: string, jwt: string }[]} */
+const burst = [];
+for (let n = 1; n <= (options.burstMembers ?? 0); n++) {
+  const callsign = activeCallsign(n);
+  const { jwt } = await portal.tokens.issue({
+    scope: 'enrollment',
+    subject: callsign,
+    ttlMs: 3_600_000,
+  });
+  burst.push({ callsign, jwt });
+}
+let keyPoolFilledMs;
+if (options.waitForKeyPool && portal.keyPool !== undefined) {
+  const begin = performance.now();
+  const deadline = begin + 600_000;
+  while (portal.keyPool.available < config.keyPoolSize && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  keyPoolFilledMs = performance.now() - begin;
+}
+if (options.loopMonitor) {
+  const delays = monitorEventLoopDelay({ resolution: 5 });
+  delays.enable();
+  process.on('SIGUSR2', () => {
+    const stalls = {
+      maxMs: delays.max / 1e6,
+      p99Ms: delays.percentile(99) / 1e6,
+      at: Date.now(),
+    };
+    writeFileSync(path.join(options.dataDir, 'loop.json'), JSON.stringify(stalls));
+    delays.reset();
+  });
+}
 const chainFile = path.join(options.dataDir, 'bench-chain.pem');
 await writeFile(chainFile, portal.ca.chainPem);
 
@@ -141,6 +178,9 @@ process.stdout.write(
     keyHolders,
     enrollee,
     enrollmentJwt,
+    burst,
+    keyPool: portal.keyPool === undefined ? 0 : portal.keyPool.available,
+    keyPoolFilledMs,
   })}\n`,
 );
 

@@ -100,7 +100,7 @@ async function startHammer(server, keys, pathOf) {
  * @param {{ name: string, server: Server, target: import('../lib/client.mjs').Target, everyMs: number }[]} probes
  * @param {Promise<unknown>} done
  */
-async function probe(probes, done) {
+export async function probe(probes, done) {
   let finished = false;
   void done.finally(() => {
     finished = true;

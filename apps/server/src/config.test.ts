@@ -98,6 +98,27 @@ describe('loadConfig', () => {
     expect(() => metrics('127.0.0.1:70000')).toThrow(/between 1 and 65535/);
   });
 
+  it('pools 16 key pairs by default, refilling at half; 0 turns the pool off', () => {
+    const pool = (env: Record<string, string>) => {
+      const config = loadConfig(env, { cwd });
+      return { size: config.keyPoolSize, lowWater: config.keyPoolLowWater };
+    };
+    expect(pool({})).toEqual({ size: 16, lowWater: 8 });
+    expect(pool({ PORTAL_KEY_POOL_SIZE: '0' })).toEqual({ size: 0, lowWater: 0 });
+    expect(pool({ PORTAL_KEY_POOL_SIZE: '4', PORTAL_KEY_POOL_LOW_WATER: '3' })).toEqual({
+      size: 4,
+      lowWater: 3,
+    });
+    expect(() => pool({ PORTAL_KEY_POOL_SIZE: '4', PORTAL_KEY_POOL_LOW_WATER: '4' })).toThrow(
+      /PORTAL_KEY_POOL_LOW_WATER: must be less than PORTAL_KEY_POOL_SIZE \(4\)/,
+    );
+    expect(() => pool({ PORTAL_KEY_POOL_SIZE: '-1' })).toThrow(
+      /PORTAL_KEY_POOL_SIZE: must be at least 0/,
+    );
+    expect(() => pool({ PORTAL_KEY_POOL_SIZE: 'many' })).toThrow(/PORTAL_KEY_POOL_SIZE: /);
+    expect(() => pool({ PORTAL_KEY_POOL_SIZE: '2000' })).toThrow(/at most 1024/);
+  });
+
   it('reads lists, URLs and files', () => {
     const config = loadConfig(
       {

@@ -34,6 +34,13 @@ const positiveInt = (max: number) =>
     .min(1, { error: 'must be at least 1' })
     .max(max, { error: `must be at most ${max}` });
 
+const wholeNumber = (max: number) =>
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int({ error: 'must be a whole number' })
+    .min(0, { error: 'must be at least 0' })
+    .max(max, { error: `must be at most ${max}` });
+
 const optionalText = z
   .string()
   .trim()
@@ -180,6 +187,8 @@ const environmentSchema = z.object({
   PORTAL_KEY_ALGORITHM: z.enum(KEY_ALGORITHMS).default('rsa-2048'),
   PORTAL_KEYS_PER_HOUR: positiveInt(1_000_000).default(10),
   PORTAL_MAX_KEYS_PER_MEMBER: positiveInt(1000).default(10),
+  PORTAL_KEY_POOL_SIZE: wholeNumber(1024).default(16),
+  PORTAL_KEY_POOL_LOW_WATER: wholeNumber(1023).optional(),
   PORTAL_ADMIN_CODE_TTL_HOURS: positiveInt(24 * 30).default(24),
   PORTAL_EXCHANGE_CODE_TTL_MINUTES: positiveInt(60).default(5),
   PORTAL_FIRST_ADMIN_TOKEN_MINUTES: positiveInt(24 * 60).default(15),
@@ -257,6 +266,13 @@ export interface Config {
   keysPerHour: number;
   /** Live keys a member may hold; issuing one more revokes the oldest (`superseded`). */
   maxKeysPerMember: number;
+  /**
+   * Key pairs of `keyAlgorithm` made ahead in a worker thread and held in memory
+   * (`PORTAL_KEY_POOL_SIZE`); 0: no pool, every key is made on its request.
+   */
+  keyPoolSize: number;
+  /** The pool refills when it holds this many or fewer (`PORTAL_KEY_POOL_LOW_WATER`). */
+  keyPoolLowWater: number;
   adminCodeTtlMs: number;
   exchangeCodeTtlMs: number;
   firstAdminTokenTtlMs: number;
@@ -417,6 +433,14 @@ export function loadConfig(
       'Invalid configuration:\n  PORTAL_TLS_CERT, PORTAL_TLS_KEY: not used when PORTAL_TLS_MODE=proxy (the proxy holds the certificate); remove them',
     );
   }
+  const keyPoolSize = settings.PORTAL_KEY_POOL_SIZE;
+  // Half the pool by default: a refill is a run of keys, not a key after every download.
+  const keyPoolLowWater = settings.PORTAL_KEY_POOL_LOW_WATER ?? Math.floor(keyPoolSize / 2);
+  if (keyPoolSize > 0 && keyPoolLowWater >= keyPoolSize) {
+    throw new ConfigError(
+      `Invalid configuration:\n  PORTAL_KEY_POOL_LOW_WATER: must be less than PORTAL_KEY_POOL_SIZE (${keyPoolSize})`,
+    );
+  }
   const cwd = options.cwd ?? process.cwd();
   const takEnroll = takEnrollConfig(settings, tlsMode, cwd);
   const host = settings.PORTAL_HOST;
@@ -486,6 +510,8 @@ export function loadConfig(
     keyAlgorithm: settings.PORTAL_KEY_ALGORITHM,
     keysPerHour: settings.PORTAL_KEYS_PER_HOUR,
     maxKeysPerMember: settings.PORTAL_MAX_KEYS_PER_MEMBER,
+    keyPoolSize,
+    keyPoolLowWater,
     adminCodeTtlMs: settings.PORTAL_ADMIN_CODE_TTL_HOURS * HOUR,
     exchangeCodeTtlMs: settings.PORTAL_EXCHANGE_CODE_TTL_MINUTES * MINUTE,
     firstAdminTokenTtlMs: settings.PORTAL_FIRST_ADMIN_TOKEN_MINUTES * MINUTE,

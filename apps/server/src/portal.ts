@@ -1,11 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { CertificateAuthority } from './ca/authority.js';
+import { KeyPool } from './ca/key-pool.js';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { PortalMetrics } from './metrics/portal-metrics.js';
 import type { MemberLookup } from './modules/auth/identity.js';
 import { TokenService } from './modules/auth/token-service.js';
+import { defaultConcurrentMints, MintingSlots } from './modules/certificates/minting-limits.js';
 import { CertificateService } from './modules/certificates/service.js';
 import { Membership } from './modules/people/membership.js';
 import { memberLookup } from './modules/people/service.js';
@@ -20,6 +22,9 @@ export interface Portal {
   members: MemberLookup;
   /** What this process counts for Prometheus (served by the metrics listener, if any). */
   metrics: PortalMetrics;
+  /** Key pairs made ahead (the service's, when `PORTAL_KEY_POOL_SIZE` is not 0). */
+  keyPool: KeyPool | undefined;
+  /** Stops the key pool's worker and closes the database. */
   close(): Promise<void>;
 }
 
@@ -27,6 +32,11 @@ export interface OpenPortalOptions {
   /** Run the database migrations (the service does; `migrate` does it alone). */
   migrate?: boolean;
   onMigrated?: (applied: string[]) => void;
+  /**
+   * Make keys ahead in a worker thread (`PORTAL_KEY_POOL_SIZE`): the service does; a CLI
+   * command, which issues a key or none, does not.
+   */
+  keyPool?: boolean;
 }
 
 /**
@@ -52,6 +62,17 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
     throw error;
   }
   const metrics = new PortalMetrics({ version: config.version });
+  const mintingSlots = new MintingSlots(defaultConcurrentMints());
+  const keyPool =
+    options.keyPool === true && config.keyPoolSize > 0
+      ? new KeyPool({
+          algorithm: config.keyAlgorithm,
+          size: config.keyPoolSize,
+          lowWater: config.keyPoolLowWater,
+          // Refilled only while no request mints: the pool never competes with one.
+          busy: () => mintingSlots.inUse > 0,
+        })
+      : undefined;
   const certificates = new CertificateService(
     database.db,
     ca,
@@ -65,6 +86,8 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
       keysPerHour: config.keysPerHour,
       maxKeysPerMember: config.maxKeysPerMember,
       metrics,
+      mintingSlots,
+      ...(keyPool === undefined ? {} : { keyPool }),
     },
   );
   const members: MemberLookup = memberLookup(database.db);
@@ -76,6 +99,10 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
     certificates,
     members,
     metrics,
-    close: () => database.close(),
+    keyPool,
+    close: async () => {
+      await keyPool?.close();
+      await database.close();
+    },
   };
 }

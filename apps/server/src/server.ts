@@ -53,7 +53,7 @@ async function builtinTlsListener(portal: Portal, app: FastifyInstance): Promise
 
 /** What the metrics read from the database and the CA when Prometheus scrapes. */
 function scrapeProbes(portal: Portal): ScrapeProbes {
-  const { database, certificates, ca } = portal;
+  const { database, certificates, ca, keyPool } = portal;
   return {
     enrollmentsByState: () => countEnrollmentsByState(database.db),
     currentCrl: () => certificates.currentCrl(),
@@ -62,6 +62,7 @@ function scrapeProbes(portal: Portal): ScrapeProbes {
       { ca: 'issuing', notAfter: new Date(new X509Certificate(ca.issuingCertificatePem).validTo) },
     ],
     ...(database.poolUsage === undefined ? {} : { pool: database.poolUsage }),
+    ...(keyPool === undefined ? {} : { keyPool: () => keyPool.available }),
   };
 }
 
@@ -117,7 +118,7 @@ export async function startPortal(
   config: Config,
   options: { logger?: boolean } = {},
 ): Promise<RunningPortal> {
-  const portal = await openPortal(config, { migrate: true });
+  const portal = await openPortal(config, { migrate: true, keyPool: true });
   const opened: { close(): Promise<void> }[] = [];
   try {
     const app = await buildApp(portal, options);

@@ -7,6 +7,7 @@ import {
   acceptedPublicKeyType,
   createKeyPair,
   privateKeyToPkcs8Pem,
+  type GeneratedKeyPair,
   type KeyAlgorithm,
   type PublicKeyType,
 } from './key-pair.js';
@@ -117,14 +118,19 @@ export class CertificateAuthority {
     return [Buffer.from(this.issuing.certificate.rawData), Buffer.from(this.root.rawData)];
   }
 
-  /** A client certificate for a member: `CN={callsign}`, clientAuth, with a fresh key pair. */
+  /**
+   * A client certificate for a member: `CN={callsign}`, clientAuth, with a fresh key pair: the
+   * one given (made ahead, of `keyAlgorithm`, never used before; the key pool's), or one made now.
+   */
   async issueMemberCertificate(options: {
     callsign: string;
     validityDays: number;
     keyAlgorithm?: KeyAlgorithm;
+    keyPair?: GeneratedKeyPair;
   }): Promise<IssuedCertificate> {
     return this.issue(options.callsign, options.validityDays, 'client', {
       keyAlgorithm: options.keyAlgorithm ?? 'rsa-2048',
+      ...(options.keyPair === undefined ? {} : { keyPair: options.keyPair }),
     });
   }
 
@@ -187,10 +193,20 @@ export class CertificateAuthority {
     commonName: string,
     validityDays: number,
     purpose: LeafProfile['purpose'],
-    key: { keyAlgorithm: KeyAlgorithm; subjectAltNames?: LeafProfile['subjectAltNames'] },
+    key: {
+      keyAlgorithm: KeyAlgorithm;
+      keyPair?: GeneratedKeyPair;
+      subjectAltNames?: LeafProfile['subjectAltNames'];
+    },
   ): Promise<IssuedCertificate> {
     checkLeafRequest(commonName, validityDays);
-    const keyPair = await createKeyPair(key.keyAlgorithm);
+    if (
+      key.keyPair !== undefined &&
+      key.keyPair.privateKey.asymmetricKeyType !== keyTypeOf(key.keyAlgorithm)
+    ) {
+      throw new TypeError(`the key pair given is not a ${key.keyAlgorithm} key`);
+    }
+    const keyPair = key.keyPair ?? (await createKeyPair(key.keyAlgorithm));
     const signed = await this.sign(commonName, validityDays, keyPair.publicKeyDer, {
       purpose,
       keyType: keyTypeOf(key.keyAlgorithm),

@@ -178,4 +178,22 @@ describe('createCrl', () => {
       ca.createCrl({ revoked: [], crlNumber: 1n, nextUpdate: new Date(Date.now() - DAY_MS) }),
     ).rejects.toThrow(RangeError);
   });
+
+  it('rejects a serial that is not hexadecimal, naming it', async () => {
+    for (const serial of ['zz', 'ab\ncd', '']) {
+      await expect(
+        ca.createCrl({
+          revoked: [
+            { serial: '0a', revokedAt: new Date() },
+            { serial, revokedAt: new Date() },
+          ],
+          crlNumber: 1n,
+          nextUpdate: new Date(Date.now() + DAY_MS),
+        }),
+        serial,
+      ).rejects.toThrow(
+        new TypeError(`not a hexadecimal serial number: ${JSON.stringify(serial)}`),
+      );
+    }
+  });
 });

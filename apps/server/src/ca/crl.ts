@@ -2,7 +2,7 @@ import * as x509 from '@peculiar/x509';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { encodePem } from './pem.js';
-import { normalizeSerial } from './serial.js';
+import { encodeTbsInWorker } from './crl-worker.js';
 import type { CaSigner } from './signer.js';
 import { authorityKeyIdentifier } from './templates.js';
 
@@ -29,73 +29,75 @@ export interface EncodedCrl {
 }
 
 const CRL_NUMBER_OID = '2.5.29.20';
-const CRL_REASON_OID = '2.5.29.21';
 // RFC 5280 5.2.3: at most 20 octets.
 const CRL_NUMBER_LIMIT = 2n ** 159n;
 
 /**
- * Signs a CRL with pkijs, entry by entry in linear time. (@peculiar/x509's CRL generator checks
- * each entry against all earlier ones: with 10,000 revoked certificates that took seconds of
- * blocked event loop after every revocation. Serials here are unique by construction.)
+ * Signs a CRL with pkijs. The to-be-signed part, linear in the entries but seconds of JavaScript
+ * at 10,000 of them, is encoded in a worker thread (crl-worker.ts); only the signature over it is
+ * made here, with the CA's key through its WebCrypto provider (itself off the event loop), and
+ * the three parts are joined without parsing the to-be-signed part again. (@peculiar/x509's CRL
+ * generator checks each entry against all earlier ones; serials here are unique by construction.)
  */
 export async function signCrl(signer: CaSigner, params: CrlParams): Promise<EncodedCrl> {
-  const { crlNumber, thisUpdate, nextUpdate } = params;
+  const { crlNumber, thisUpdate, nextUpdate, revoked } = params;
   if (crlNumber < 0n || crlNumber >= CRL_NUMBER_LIMIT) {
     throw new RangeError(`CRL number out of range: ${crlNumber.toString()}`);
   }
   if (nextUpdate.getTime() <= thisUpdate.getTime()) {
     throw new RangeError('nextUpdate must be after thisUpdate');
   }
-  const issuer = pkijs.Certificate.fromBER(new Uint8Array(signer.certificate.rawData));
+  for (const entry of revoked) {
+    if (entry.serial.includes('\n')) {
+      throw new TypeError(`not a hexadecimal serial number: ${JSON.stringify(entry.serial)}`);
+    }
+  }
+  const engine = new pkijs.CryptoEngine({ name: 'ca-signer', crypto: signer.crypto });
+  const { signatureAlgorithm, parameters } = await engine.getSignatureParameters(
+    signer.privateKey,
+    signer.signingAlgorithm.hash,
+  );
   const crlExtensions = [
     await authorityKeyIdentifier(signer.certificate, signer.crypto),
     new x509.Extension(CRL_NUMBER_OID, false, derInteger(crlNumber)),
-  ].map((extension) => pkijs.Extension.fromBER(extension.rawData));
-  const crl = new pkijs.CertificateRevocationList({
-    version: 1,
-    issuer: issuer.subject,
-    thisUpdate: asnTime(thisUpdate),
-    nextUpdate: asnTime(nextUpdate),
-    crlExtensions: new pkijs.Extensions({ extensions: crlExtensions }),
+  ];
+  const tbs = await encodeTbsInWorker({
+    issuerDer: signer.certificate.rawData,
+    signatureAlgorithmDer: signatureAlgorithm.toSchema().toBER(false),
+    crlExtensionsDer: crlExtensions.map((extension) => extension.rawData),
+    thisUpdate: thisUpdate.getTime(),
+    nextUpdate: nextUpdate.getTime(),
+    serials: revoked.map((entry) => entry.serial).join('\n'),
+    revokedAt: Float64Array.from(revoked, (entry) => entry.revokedAt.getTime()),
+    reasons: Int8Array.from(revoked, (entry) => reasonCode(entry.reason)),
   });
-  if (params.revoked.length > 0) crl.revokedCertificates = params.revoked.map(revokedEntry);
-  const engine = new pkijs.CryptoEngine({ name: 'ca-signer', crypto: signer.crypto });
-  await crl.sign(signer.privateKey, signer.signingAlgorithm.hash, engine);
-  // Encode afresh (DER: the same bytes that were signed) rather than re-parse the signed TBS, which
-  // asn1js refuses past 10,000 nodes (about 3,000 entries).
-  const der = Buffer.from((crl.toSchema(true) as asn1js.Sequence).toBER(false));
+  const signature = await engine.signWithPrivateKey(tbs, signer.privateKey, parameters);
+  const der = derSequence([
+    Buffer.from(tbs),
+    Buffer.from(signatureAlgorithm.toSchema().toBER(false)),
+    Buffer.from(new asn1js.BitString({ valueHex: signature }).toBER(false)),
+  ]);
   return { pem: encodePem('X509 CRL', der), der };
 }
 
-function revokedEntry(entry: RevokedCertificate): pkijs.RevokedCertificate {
-  let serial = Buffer.from(normalizeSerial(entry.serial), 'hex');
-  // A positive INTEGER: a leading 1 bit needs a zero byte before it.
-  if ((serial[0] ?? 0) >= 0x80) serial = Buffer.concat([Buffer.from([0]), serial]);
-  const reasonExtension =
-    // RFC 5280 5.3.1: unspecified is expressed by leaving the reason code out.
-    entry.reason === undefined || entry.reason === 'unspecified'
-      ? []
-      : [
-          new pkijs.Extension({
-            extnID: CRL_REASON_OID,
-            critical: false,
-            extnValue: new asn1js.Enumerated({ value: x509.X509CrlReason[entry.reason] }).toBER(),
-          }),
-        ];
-  return new pkijs.RevokedCertificate({
-    userCertificate: new asn1js.Integer({ valueHex: serial }),
-    revocationDate: asnTime(entry.revokedAt),
-    ...(reasonExtension.length > 0
-      ? { crlEntryExtensions: new pkijs.Extensions({ extensions: reasonExtension }) }
-      : {}),
-  });
+/** RFC 5280 5.3.1: unspecified is expressed by leaving the reason code out (-1). */
+function reasonCode(reason: RevocationReason | undefined): number {
+  return reason === undefined || reason === 'unspecified' ? -1 : x509.X509CrlReason[reason];
 }
 
-/** RFC 5280 5.1.2.4: UTCTime through 2049, GeneralizedTime after; whole seconds. */
-function asnTime(date: Date): pkijs.Time {
-  const type =
-    date.getUTCFullYear() < 2050 ? pkijs.TimeType.UTCTime : pkijs.TimeType.GeneralizedTime;
-  return new pkijs.Time({ type, value: new Date(Math.floor(date.getTime() / 1000) * 1000) });
+/** DER SEQUENCE of parts already encoded (definite length, long form past 127 octets). */
+function derSequence(parts: Buffer[]): Buffer {
+  const length = parts.reduce((sum, part) => sum + part.length, 0);
+  let lengthOctets: Buffer;
+  if (length < 0x80) {
+    lengthOctets = Buffer.from([length]);
+  } else {
+    let hex = length.toString(16);
+    if (hex.length % 2 === 1) hex = `0${hex}`;
+    const octets = Buffer.from(hex, 'hex');
+    lengthOctets = Buffer.concat([Buffer.from([0x80 | octets.length]), octets]);
+  }
+  return Buffer.concat([Buffer.from([0x30]), lengthOctets, ...parts]);
 }
 
 /** DER INTEGER for a non-negative value (short length form: the value is at most 20 octets). */

@@ -29,7 +29,7 @@ export async function createKeyPair(
   return { privateKey, publicKeyDer: publicKey.export({ type: 'spki', format: 'der' }) };
 }
 
-function rsaModulusLength(algorithm: 'rsa-2048' | CaKeyAlgorithm): number {
+export function rsaModulusLength(algorithm: 'rsa-2048' | CaKeyAlgorithm): number {
   switch (algorithm) {
     case 'rsa-2048':
       return 2048;

@@ -56,6 +56,19 @@ export function advisoryLockKey(name: string): string {
 }
 
 /** True on PostgreSQL, false on SQLite: for the few queries whose SQL differs between them. */
+/**
+ * SQLite: a fingerprint of the whole database that moves with any write: the count of rows this
+ * connection changed (`total_changes()`) and the file's `data_version`, which moves when another
+ * connection (the CLI) commits. Cached answers keyed on it are rebuilt after any write at all.
+ */
+export async function sqliteChangeFingerprint(executor: Executor): Promise<string> {
+  const { rows } = await sql<{ fingerprint: string }>`
+    SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes() AS fingerprint`.execute(
+    executor,
+  );
+  return rows[0]?.fingerprint ?? '';
+}
+
 export function isPostgres(executor: Executor): boolean {
   return executor.getExecutor().adapter instanceof PostgresAdapter;
 }

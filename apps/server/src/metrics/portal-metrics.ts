@@ -64,6 +64,8 @@ export interface ScrapeProbes {
    * which runs between queries, would always see it free).
    */
   pool?: () => { inUse: number; waiting: number };
+  /** Key pairs the key pool holds now; undefined when there is no pool. */
+  keyPool?: () => number;
 }
 
 export interface FinishedRequest {
@@ -205,6 +207,17 @@ export class PortalMetrics implements CertificateMetrics {
       registers,
     });
     for (const { ca, notAfter } of probes.caCertificates) caExpiry.set({ ca }, seconds(notAfter));
+    const { keyPool } = probes;
+    if (keyPool !== undefined) {
+      new Gauge({
+        name: `${PREFIX}key_pool_keys`,
+        help: 'Key pairs made ahead and held by the key pool now, ready for downloads',
+        registers,
+        collect() {
+          this.set(keyPool());
+        },
+      });
+    }
     const { pool } = probes;
     if (pool === undefined) return;
     new Gauge({

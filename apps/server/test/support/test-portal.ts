@@ -53,6 +53,8 @@ export async function startTestPortal(options: StartTestPortalOptions = {}): Pro
       PORTAL_LOG_LEVEL: 'silent',
       // Tests run side by side: a test that scrapes gives its own address.
       PORTAL_METRICS_ADDRESS: 'off',
+      // No keys made ahead on a machine the tests share; the pool's own tests turn it on.
+      PORTAL_KEY_POOL_SIZE: '0',
       ...options.env,
     },
     { version: '0.0.0-test' },

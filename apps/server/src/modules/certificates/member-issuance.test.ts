@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import { CertificateAuthority } from '../../ca/authority.js';
+import { KeyPool } from '../../ca/key-pool.js';
 import { loadTestCa } from '../../ca/test-ca.testing.js';
 import { PortalMetrics } from '../../metrics/portal-metrics.js';
 import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
@@ -82,6 +83,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
       handle?: typeof database.handle;
       refusalPauseMs?: number;
       metrics?: PortalMetrics;
+      keyPool?: KeyPool;
     } = {},
   ) {
     const handle = options.handle ?? database.handle;
@@ -95,6 +97,7 @@ describeWithMigratedDatabase('member issuance', (database) => {
         mintingSlots: new MintingSlots(options.slots ?? 2),
         refusalPauseMs: options.refusalPauseMs ?? 0,
         ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+        ...(options.keyPool === undefined ? {} : { keyPool: options.keyPool }),
       },
     );
   }
@@ -157,6 +160,43 @@ describeWithMigratedDatabase('member issuance', (database) => {
       clientAddress: '192.0.2.7',
       detail: { serial: issued.serial, format: 'legacy' },
     });
+  });
+
+  it('uses a key pair from the pool once, and makes the key on the request when the pool is empty', async () => {
+    clock = T;
+    await member('Pooluser1');
+    let busy = false;
+    const pool = new KeyPool({ algorithm: 'ecdsa-p256', size: 1, lowWater: 0, busy: () => busy });
+    try {
+      await until(() => pool.available === 1, 'the pool is full');
+      const pooledKey = pool.take('ecdsa-p256');
+      expect(pooledKey).toBeDefined();
+      // Put back through a pool of one that hands out exactly that key, then nothing.
+      const handedOut: (typeof pooledKey)[] = [];
+      const oneKey = Object.create(pool) as KeyPool;
+      let left = pooledKey;
+      oneKey.take = () => {
+        const given = left;
+        left = undefined;
+        handedOut.push(given);
+        return given;
+      };
+      busy = true;
+      const issuer = service(realCa, { keyPool: oneKey });
+      const first = await issuer.issueForMember(generated('Pooluser1'));
+      const second = await issuer.issueForMember(generated('Pooluser1'));
+
+      expect(handedOut).toEqual([pooledKey, undefined]);
+      const spkiOf = (pem: string) =>
+        new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' });
+      expect(spkiOf(first.certificatePem)).toEqual(pooledKey?.publicKeyDer);
+      // Drained: the second key was made on the request, a different one, and it is issued.
+      expect(spkiOf(second.certificatePem)).not.toEqual(pooledKey?.publicKeyDer);
+      expect(second.privateKeyPem).toContain('BEGIN PRIVATE KEY');
+      expect(await certificatesOf('Pooluser1')).toBe(2);
+    } finally {
+      await pool.close();
+    }
   });
 
   it.each([

@@ -6,6 +6,7 @@ import type {
   IssuedCertificate,
   SignedCertificate,
 } from '../../ca/authority.js';
+import type { KeyPool } from '../../ca/key-pool.js';
 import {
   acceptedPublicKeyType,
   UnsupportedPublicKeyError,
@@ -134,6 +135,8 @@ export class MemberIssuer {
     private readonly now: () => Date,
     /** Counts issued certificates, key generations in flight and refused mints (Prometheus). */
     private readonly metrics: CertificateMetrics,
+    /** Key pairs made ahead; without one (or when it is empty) keys are made on the request. */
+    private readonly keyPool?: Pick<KeyPool, 'take'>,
   ) {}
 
   /** A certificate for a key made here (the private key comes back) or a device's key. */
@@ -313,11 +316,14 @@ export class MemberIssuer {
     }
   }
 
+  /** Taken from the pool only here, in the minting slot: a refused request uses up no key. */
   private generate(callsign: string, algorithm: KeyAlgorithm): Promise<IssuedCertificate> {
+    const keyPair = this.keyPool?.take(algorithm);
     return this.signer.issueMemberCertificate({
       callsign,
       validityDays: this.validityDays,
       keyAlgorithm: algorithm,
+      ...(keyPair === undefined ? {} : { keyPair }),
     });
   }
 

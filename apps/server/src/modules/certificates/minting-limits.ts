@@ -26,6 +26,11 @@ export class MintingSlots {
     }
   }
 
+  /** How many jobs hold a slot now. */
+  get inUse(): number {
+    return this.busy;
+  }
+
   /** How many jobs wait for a slot. */
   get queued(): number {
     return this.waiting.length;

@@ -97,6 +97,16 @@ describeWithMigratedDatabase('certificate repository', (database) => {
     ]);
   });
 
+  it('reads the revoked certificates in pages that fit together, across equal revocation times', async () => {
+    const whole = await listRevokedCertificates(database.handle.db);
+    for (const pageSize of [1, 2, 3, 4, 5]) {
+      expect(
+        await listRevokedCertificates(database.handle.db, pageSize),
+        `pages of ${pageSize}`,
+      ).toEqual(whole);
+    }
+  });
+
   it('changes the revocation stamp with every revocation, and only then', async () => {
     const before = await revocationStamp(database.handle.db);
     expect(before).toEqual({ revokedCount: 4, lastRevokedAt: T + 5 });

@@ -1,4 +1,5 @@
-import type { NotNull, Selectable } from 'kysely';
+import { setImmediate } from 'node:timers/promises';
+import { sql, type NotNull, type Selectable } from 'kysely';
 import type { CertificatePurpose, IssuedCertificatesTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 
@@ -193,21 +194,42 @@ export async function revokeCertificatesOf(
   return rows.sort((a, b) => (a.serial < b.serial ? -1 : a.serial > b.serial ? 1 : 0));
 }
 
-/** Every revoked certificate, oldest revocation first: the entries of the CRL. */
-export async function listRevokedCertificates(executor: Executor): Promise<RevokedCertificate[]> {
-  const rows = await executor
-    .selectFrom('issued_certificates')
-    .select(['serial', 'revoked_at', 'revocation_reason'])
-    .where('revoked_at', 'is not', null)
-    .$narrowType<{ revoked_at: NotNull }>()
-    .orderBy('revoked_at')
-    .orderBy('serial')
-    .execute();
-  return rows.map((row) => ({
-    serial: row.serial,
-    revokedAt: row.revoked_at,
-    reason: row.revocation_reason,
-  }));
+/**
+ * Every revoked certificate, oldest revocation first: the entries of the CRL. Read in pages of
+ * `pageSize` by (revoked_at, serial), the event loop turning between them: SQLite's driver is
+ * synchronous, and one read of 100,000 rows held the loop for a quarter of a second. Revocations
+ * are never undone and a new one sorts last, so the pages fit together whatever happens between.
+ */
+export async function listRevokedCertificates(
+  executor: Executor,
+  pageSize = 2_000,
+): Promise<RevokedCertificate[]> {
+  const all: RevokedCertificate[] = [];
+  let after: { revokedAt: number; serial: string } | undefined;
+  for (;;) {
+    const from = after;
+    const rows = await executor
+      .selectFrom('issued_certificates')
+      .select(['serial', 'revoked_at', 'revocation_reason'])
+      .where('revoked_at', 'is not', null)
+      .$if(from !== undefined, (query) =>
+        query.where(
+          sql<boolean>`(revoked_at, serial) > (${from?.revokedAt ?? 0}, ${from?.serial ?? ''})`,
+        ),
+      )
+      .$narrowType<{ revoked_at: NotNull }>()
+      .orderBy('revoked_at')
+      .orderBy('serial')
+      .limit(pageSize)
+      .execute();
+    for (const row of rows) {
+      all.push({ serial: row.serial, revokedAt: row.revoked_at, reason: row.revocation_reason });
+    }
+    const last = rows.at(-1);
+    if (last === undefined || rows.length < pageSize) return all;
+    after = { revokedAt: last.revoked_at, serial: last.serial };
+    await setImmediate();
+  }
 }
 
 /**

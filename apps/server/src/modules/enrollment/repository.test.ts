@@ -5,6 +5,7 @@ import { hashCode } from '../auth/codes.js';
 import { insertMember } from '../people/repository.js';
 import {
   decideEnrollment,
+  enrollmentListFingerprint,
   findEnrollment,
   insertEnrollment,
   listEnrollments,
@@ -61,6 +62,23 @@ describeWithMigratedDatabase('enrollment repository', (database) => {
     await pending('Alpha1', T + 1000);
     const callsigns = (await listEnrollments(database.handle.db)).map((e) => e.callsign);
     expect(callsigns).toEqual(['Zulu1', 'Kilo1', 'Alpha1']);
+  });
+
+  it('has a list fingerprint that moves when an enrollment is added or decided, and only then', async () => {
+    const { db } = database.handle;
+    const first = await enrollmentListFingerprint(db);
+    expect(await enrollmentListFingerprint(db)).toBe(first);
+    await listEnrollments(db);
+    expect(await enrollmentListFingerprint(db)).toBe(first);
+
+    await pending('Print1', T + 5000);
+    const added = await enrollmentListFingerprint(db);
+    expect(added).not.toBe(first);
+
+    expect(await decideEnrollment(db, 'Print1', { state: 1, at: T, by: 'Admin1' })).toBe(true);
+    const decided = await enrollmentListFingerprint(db);
+    expect(decided).not.toBe(added);
+    expect(decided).not.toBe(first);
   });
 
   it('gives one winner to 10 parallel decisions on one enrollment', async () => {

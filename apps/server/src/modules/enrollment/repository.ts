@@ -1,7 +1,7 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { ENROLLMENT_STATE } from '@callsign/contract';
 import type { EnrollmentsTable, EnrollmentState, MemberStatus } from '../../db/schema.js';
-import type { Executor } from '../../db/transaction.js';
+import { isPostgres, sqliteChangeFingerprint, type Executor } from '../../db/transaction.js';
 
 export interface Enrollment {
   /** As the member typed it (the members row's callsign). */
@@ -117,6 +117,20 @@ export async function listEnrollments(executor: Executor): Promise<ListedEnrollm
     .orderBy('created_at')
     .orderBy('callsign')
     .execute();
+}
+
+/**
+ * A fingerprint that changes whenever the enrollment list would, far cheaper than the list.
+ * PostgreSQL: how many enrollments there are and the sum of a 64-bit hash of each one's callsign,
+ * state and creation time (which orders the list). SQLite: any write (`sqliteChangeFingerprint`).
+ */
+export async function enrollmentListFingerprint(executor: Executor): Promise<string> {
+  if (!isPostgres(executor)) return sqliteChangeFingerprint(executor);
+  const { rows } = await sql<{ fingerprint: string }>`
+    SELECT count(*) || ':' || coalesce(sum(hashtextextended(
+             callsign || ':' || state || ':' || created_at, 0)), 0) AS fingerprint
+    FROM enrollments`.execute(executor);
+  return rows[0]?.fingerprint ?? '';
 }
 
 /** How many enrollments are in each state: one GROUP BY over the table (for the metrics). */

@@ -4,9 +4,11 @@ import {
   CODE_LENGTH,
   ENROLLMENT_STATE,
   type AcceptanceState,
+  type EnrollmentListResponse,
   type EnrollmentStateName,
 } from '@callsign/contract';
 import type { Database, EnrollmentState } from '../../db/schema.js';
+import { isPostgres, type Executor } from '../../db/transaction.js';
 import {
   BadRequestError,
   ConflictError,
@@ -24,13 +26,13 @@ import { presetOf } from '../presets/preset.js';
 import { addMember, moveMember } from '../people/service.js';
 import {
   decideEnrollment,
+  enrollmentListFingerprint,
   findEnrollment,
   findEnrollmentStanding,
   insertEnrollment,
   listEnrollments,
   type Decision,
   type Enrollment,
-  type ListedEnrollment,
 } from './repository.js';
 
 /** How many enrollments stand in each state; the metrics read it when Prometheus scrapes. */
@@ -169,9 +171,38 @@ export class EnrollmentService {
     };
   }
 
-  /** Every enrollment, oldest first. */
-  list(): Promise<ListedEnrollment[]> {
-    return listEnrollments(this.options.db);
+  /** The last enrollment list this instance built, and the fingerprint the data had then. */
+  private cachedList: { fingerprint: string; json: string } | undefined;
+
+  /**
+   * Every enrollment, oldest first, as the JSON text enrollment/list answers with (the approval
+   * code never leaves the enrollee: `approvecode` is always empty). The last list is sent again
+   * while the database's fingerprint of it (`enrollmentListFingerprint`) is unchanged; the
+   * fingerprint is read first (on PostgreSQL in the list's snapshot), so a list is never cached
+   * under a newer fingerprint than its own and a change through any instance shows at once.
+   */
+  listJson(): Promise<string> {
+    const build = async (executor: Executor) => {
+      const fingerprint = await enrollmentListFingerprint(executor);
+      if (this.cachedList?.fingerprint === fingerprint) return this.cachedList.json;
+      const enrollments = await listEnrollments(executor);
+      const json = JSON.stringify({
+        callsign_list: enrollments.map(({ callsign, state }) => ({
+          callsign,
+          approvecode: '',
+          state,
+        })),
+      } satisfies EnrollmentListResponse);
+      this.cachedList = { fingerprint, json };
+      return json;
+    };
+    const { db } = this.options;
+    if (!isPostgres(db)) return build(db);
+    return db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode('read only')
+      .execute(build);
   }
 
   /**

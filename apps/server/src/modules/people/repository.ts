@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { Database, MembersTable, MemberStatus, Role } from '../../db/schema.js';
-import { inTransaction, isPostgres } from '../../db/transaction.js';
+import { inTransaction, isPostgres, sqliteChangeFingerprint } from '../../db/transaction.js';
 import type { Executor } from '../../db/transaction.js';
 
 export interface Member {
@@ -221,17 +221,14 @@ export async function listActiveMembersJson(executor: Executor): Promise<string>
  * `data_version`, which moves when another connection (the CLI) commits: any write at all.
  */
 export async function memberListFingerprint(executor: Executor): Promise<string> {
-  const query = isPostgres(executor)
-    ? sql<{ fingerprint: string }>`
-        SELECT concat_ws(':',
-          (SELECT count(*) FROM members WHERE status = 'active'),
-          (SELECT coalesce(sum(hashtextextended(callsign, 0)), 0) FROM members WHERE status = 'active'),
-          (SELECT count(*) FROM member_roles),
-          (SELECT coalesce(sum(hashtextextended(callsign || ':' || role, 0)), 0) FROM member_roles)
-        ) AS fingerprint`
-    : sql<{ fingerprint: string }>`
-        SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes() AS fingerprint`;
-  const { rows } = await query.execute(executor);
+  if (!isPostgres(executor)) return sqliteChangeFingerprint(executor);
+  const { rows } = await sql<{ fingerprint: string }>`
+    SELECT concat_ws(':',
+      (SELECT count(*) FROM members WHERE status = 'active'),
+      (SELECT coalesce(sum(hashtextextended(callsign, 0)), 0) FROM members WHERE status = 'active'),
+      (SELECT count(*) FROM member_roles),
+      (SELECT coalesce(sum(hashtextextended(callsign || ':' || role, 0)), 0) FROM member_roles)
+    ) AS fingerprint`.execute(executor);
   return rows[0]?.fingerprint ?? '';
 }
 
