@@ -10,9 +10,10 @@ require_node
 # chromium runs the browser journeys; unzip and xmllint check the TAK packages; nginx fronts two
 # instances in the production tests (apps/server/test/production); a JRE (keytool, java) loads the
 # TAK packages as TAK Server's JVM does; systemd-analyze verifies the units in deploy/; poppler
-# (pdftotext, pdftoppm) and zbar read back the bulk slips Chromium printed to PDF.
+# (pdftotext, pdftoppm) and zbar read back the bulk slips Chromium printed to PDF; prometheus's
+# promtool checks the alert rules in deploy/prometheus and runs their unit tests.
 ensure_debian_packages openssl curl ca-certificates postgresql chromium libnss3-tools libxml2-utils \
-  unzip nginx-light default-jre-headless systemd poppler-utils zbar-tools
+  unzip nginx-light default-jre-headless systemd poppler-utils zbar-tools prometheus
 ensure_npm_dependencies
 ensure_build
 
