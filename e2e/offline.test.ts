@@ -148,7 +148,9 @@ describe('offline, after one visit', () => {
       ['iOS', 'Install your key on iPhone or iPad'],
     ] as const) {
       await page.locator('label', { hasText: new RegExp(`^${os}$`) }).click();
-      await expect.poll(() => page.locator('main h2').innerText()).toBe(title);
+      await expect
+        .poll(() => page.getByRole('heading', { level: 2, name: title, exact: true }).isVisible())
+        .toBe(true);
       await expect.poll(() => imagesLoaded(page)).toBe(true);
     }
     await keepScreenshot(page, 'offline-key-guide-desktop');
