@@ -43,6 +43,20 @@ export interface NodeTakClient {
   close(): Promise<void>;
 }
 
+/**
+ * node-tak makes its key with the `pem` package, which prints every command's output (the new
+ * private key included) to stdout when `CI=true`: keep that out of the test log.
+ */
+async function withoutPemDebug<T>(run: () => Promise<T>): Promise<T> {
+  const ci = process.env['CI'];
+  delete process.env['CI'];
+  try {
+    return await run();
+  } finally {
+    if (ci !== undefined) process.env['CI'] = ci;
+  }
+}
+
 /** A node-tak client for the enrollment face on 127.0.0.1:`port`, named `servername` by TLS. */
 export function nodeTakClient(options: {
   port: number;
@@ -57,7 +71,7 @@ export function nodeTakClient(options: {
     new EnrollmentLogin(options.username, options.token, agent),
   );
   return {
-    enroll: () => api.Credentials.generate(),
+    enroll: () => withoutPemDebug(() => api.Credentials.generate()),
     close: () => agent.close(),
   };
 }
