@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -21,6 +22,10 @@ const serverEnv: Record<string, string> = fastTier
 export default defineConfig({
   resolve: { alias: { '@callsign/contract': contractSource } },
   test: {
+    // The fast tier is a developer waiting at the keyboard: every core (Vitest's default leaves
+    // one free, which on two cores halves the speed). The full gate keeps the default: its
+    // tests start real servers, nginx and PostgreSQL beside the workers.
+    ...(fastTier ? { maxWorkers: os.availableParallelism() } : {}),
     projects: [
       {
         extends: true,
