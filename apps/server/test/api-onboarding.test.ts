@@ -30,7 +30,7 @@ import { snapshotTables } from './support/table-snapshot.js';
 import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
 
 /**
- * Onboarding a unit (product.md §11, issue 18), over real HTTPS on both engines: invite codes
+ * Onboarding a unit (docs/api.md, "Onboarding a unit"; issue 18), over real HTTPS on both engines: invite codes
  * with a label, an expiry, a use limit, auto-approval and a preset; members' presets in their TAK
  * packages; bulk slips, all or nothing, each for one callsign, followed from issued to revoked.
  */

@@ -8,7 +8,7 @@ export type InviteState = z.infer<typeof inviteStateSchema>;
 
 /**
  * GET enrollment/pools (admin): invite codes that are not deleted. The spec's fields first, then
- * the options of product.md §11; `batch_id` and `reserved_callsign` mark the slips of a bulk call.
+ * the options of docs/api.md, "Onboarding a unit"; `batch_id` and `reserved_callsign` mark the slips of a bulk call.
  */
 export const poolsResponseSchema = z.object({
   pools: z.array(

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CALLSIGN_MAX_LENGTH } from '../limits.js';
 import { isoTime } from './fields.js';
 
-/** ATAK's team colours, as ATAK names them in `locationTeam` (product.md §11). */
+/** ATAK's team colours, as ATAK names them in `locationTeam` (docs/api.md, "Onboarding a unit"). */
 export const TAK_TEAMS = [
   'White',
   'Yellow',
@@ -55,7 +55,7 @@ export const presetResponseSchema = z.object({
 });
 export type PresetResponse = z.infer<typeof presetResponseSchema>;
 
-/** Most slips one bulk call makes (product.md §11). */
+/** Most slips one bulk call makes (docs/api.md, "Onboarding a unit"). */
 export const BULK_MAX_CALLSIGNS = 500;
 /** How long slips admit their member unless the admin says otherwise. */
 export const BULK_DEFAULT_VALID_HOURS = 72;

@@ -47,7 +47,7 @@ function batchAnswer(
   };
 }
 
-/** Bulk onboarding (admin, product.md §11): check, create, follow and void a batch of slips. */
+/** Bulk onboarding (admin, docs/api.md, "Onboarding a unit"): check, create, follow and void a batch of slips. */
 export function registerBulkRoutes(app: FastifyInstance, context: RouteContext): void {
   const bulk = new BulkService(context.portal.database.db, context.now);
   const link = (code: string) => loginLink(context.portal.config.publicOrigin, code);

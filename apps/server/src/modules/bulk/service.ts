@@ -26,7 +26,7 @@ export interface Batch {
 }
 
 /**
- * Onboarding a whole unit (product.md §11): one single-use, auto-approving invite per callsign,
+ * Onboarding a whole unit (docs/api.md, "Onboarding a unit"): one single-use, auto-approving invite per callsign,
  * its callsign reserved, expiring together. A bulk call is all or nothing in one transaction.
  */
 export class BulkService {

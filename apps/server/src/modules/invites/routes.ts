@@ -30,7 +30,7 @@ const POOL_STATES = {
 
 const isoOrNull = (time: number | null) => (time === null ? null : new Date(time).toISOString());
 
-/** A code as `pools` lists it: the spec's fields, then the options of product.md §11. */
+/** A code as `pools` lists it: the spec's fields, then the options of docs/api.md, "Onboarding a unit". */
 function poolEntry(code: InviteCode, now: number): PoolsResponse['pools'][number] {
   return {
     invitecode: code.code,

@@ -20,7 +20,7 @@ import {
   type NewInviteCode,
 } from './repository.js';
 
-/** What an admin may give a new code (product.md §11); each is optional. */
+/** What an admin may give a new code (docs/api.md, "Onboarding a unit"); each is optional. */
 export type InviteOptions = Pick<
   NewInviteCode,
   'label' | 'expiresAt' | 'maxUses' | 'autoApprove' | 'team' | 'role'

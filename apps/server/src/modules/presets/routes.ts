@@ -14,7 +14,7 @@ import { PresetService } from './service.js';
 
 const presetAnswer = ({ callsign, preset }: MemberPreset) => ({ callsign, ...preset });
 
-/** A member's TAK preset: read and set by admins, read by the member (product.md §11). */
+/** A member's TAK preset: read and set by admins, read by the member (docs/api.md, "Onboarding a unit"). */
 export function registerPresetRoutes(app: FastifyInstance, context: RouteContext): void {
   const presets = new PresetService(context.portal.database.db, context.now);
   const api = app.withTypeProvider<ZodTypeProvider>();

@@ -7,7 +7,7 @@ import type { Actor } from '../auth/actor.js';
 import { findMemberPreset, setMemberPreset, type MemberPreset } from './repository.js';
 
 /**
- * Members' TAK presets (product.md §11): team colour and role, taken from the invite at
+ * Members' TAK presets (docs/api.md, "Onboarding a unit"): team colour and role, taken from the invite at
  * enrollment, changed by admins, written into every TAK package the member gets.
  */
 export class PresetService {

@@ -3,7 +3,7 @@ import { healthQueryOptions } from '../../features/health/api/health';
 import { SlipsPrintPage } from '../../features/bulk/components/slips-print-page';
 
 /**
- * Bulk onboarding (product.md §11): the bulk page, a batch's page and its print view, in one lazy
+ * Bulk onboarding (docs/api.md, "Onboarding a unit"): the bulk page, a batch's page and its print view, in one lazy
  * chunk behind the admin guard. The route table in `../router.tsx` picks each page by name.
  */
 export { BulkPage } from '../../features/bulk/components/bulk-page';
