@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, firstAdmin } from './support/api.js';
+import { approvedMember, call, firstAdmin } from './support/api.js';
 import {
   DESKTOP,
   keepScreenshot,
@@ -41,26 +41,6 @@ async function keyFile(name: string, pfx: Buffer): Promise<string> {
   return file;
 }
 
-/** The member through the API: an invite, the enrollment, the admin's approval, a key. */
-async function approvedMember(callsign: string): Promise<Buffer> {
-  const created = await call(service, 'POST', '/api/v1/enrollment/invitecode/create', {
-    key: adminKey,
-  });
-  const invite = (created.json() as { invite_code: string }).invite_code;
-  const enrolled = await call(service, 'POST', '/api/v1/enrollment/invitecode/enroll', {
-    json: { callsign, invite_code: invite },
-  });
-  const { jwt, approvecode } = enrolled.json() as { jwt: string; approvecode: string };
-  const accepted = await call(service, 'POST', '/api/v1/enrollment/accept', {
-    key: adminKey,
-    json: { callsign, approvecode },
-  });
-  expect(accepted.status).toBe(200);
-  const key = await call(service, 'GET', `/api/v1/enduserpfx/${callsign}`, { bearer: jwt });
-  expect(key.status).toBe(200);
-  return key.body;
-}
-
 beforeAll(async () => {
   service = await startService({
     PORTAL_CERT_VALIDITY_DAYS: String(VALIDITY_DAYS),
@@ -71,7 +51,10 @@ beforeAll(async () => {
     pfxFile: await keyFile(ADMIN, (await firstAdmin(service, ADMIN)).pfx),
     password: ADMIN,
   };
-  browserKey = { pfxFile: await keyFile(MEMBER, await approvedMember(MEMBER)), password: MEMBER };
+  browserKey = {
+    pfxFile: await keyFile(MEMBER, await approvedMember(service, adminKey, MEMBER)),
+    password: MEMBER,
+  };
   // A second key, downloaded with the first on the mTLS face (as for a laptop).
   const second = await call(service, 'GET', `/api/v1/enduserpfx/${MEMBER}`, { key: browserKey });
   expect(second.status).toBe(200);

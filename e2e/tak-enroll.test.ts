@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeTakClient } from '../apps/server/test/support/node-tak-client.js';
-import { call, firstAdmin } from './support/api.js';
+import { approvedMember, firstAdmin } from './support/api.js';
 import {
   DESKTOP,
   keepScreenshot,
@@ -28,33 +28,13 @@ let member: KeyedBrowser;
 let admin: KeyedBrowser;
 let caPem: string;
 
-async function enrolMember(adminKey: { pfxFile: string; password: string }, callsign: string) {
-  const created = await call(service, 'POST', '/api/v1/enrollment/invitecode/create', {
-    key: adminKey,
-  });
-  const invite = (created.json() as { invite_code: string }).invite_code;
-  const enrolled = await call(service, 'POST', '/api/v1/enrollment/invitecode/enroll', {
-    json: { callsign, invite_code: invite },
-  });
-  const { jwt, approvecode } = enrolled.json() as { jwt: string; approvecode: string };
-  const accepted = await call(service, 'POST', '/api/v1/enrollment/accept', {
-    key: adminKey,
-    json: { callsign, approvecode },
-  });
-  expect(accepted.status).toBe(200);
-  const key = await call(service, 'GET', `/api/v1/enduserpfx/${callsign}`, { bearer: jwt });
-  expect(key.status).toBe(200);
-  const pfxFile = path.join(workDir, `${callsign}.pfx`);
-  await writeFile(pfxFile, key.body);
-  return { pfxFile, password: callsign };
-}
-
 beforeAll(async () => {
   service = await startService();
   workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-tak-enroll-'));
   const adminKey = { pfxFile: path.join(workDir, 'Falcon6.pfx'), password: 'Falcon6' };
   await writeFile(adminKey.pfxFile, (await firstAdmin(service, 'Falcon6')).pfx);
-  const memberKey = await enrolMember(adminKey, 'Scout6');
+  const memberKey = { pfxFile: path.join(workDir, 'Scout6.pfx'), password: 'Scout6' };
+  await writeFile(memberKey.pfxFile, await approvedMember(service, adminKey, 'Scout6'));
   caPem = await readFile(service.rootCaFile, 'utf8');
   undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
   member = await browserWithKey(service.rootCaFile, memberKey);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, firstAdmin } from './support/api.js';
+import { approvedMember, firstAdmin } from './support/api.js';
 import {
   DESKTOP,
   keepScreenshot,
@@ -32,28 +32,6 @@ let undoPolicy: () => Promise<void>;
 let member: KeyedBrowser;
 let admin: KeyedBrowser;
 
-/** A member through the API: invite, enrolment, the admin's approval, the key. */
-async function enrolMember(adminKey: { pfxFile: string; password: string }, callsign: string) {
-  const created = await call(service, 'POST', '/api/v1/enrollment/invitecode/create', {
-    key: adminKey,
-  });
-  const invite = (created.json() as { invite_code: string }).invite_code;
-  const enrolled = await call(service, 'POST', '/api/v1/enrollment/invitecode/enroll', {
-    json: { callsign, invite_code: invite },
-  });
-  const { jwt, approvecode } = enrolled.json() as { jwt: string; approvecode: string };
-  const accepted = await call(service, 'POST', '/api/v1/enrollment/accept', {
-    key: adminKey,
-    json: { callsign, approvecode },
-  });
-  expect(accepted.status).toBe(200);
-  const key = await call(service, 'GET', `/api/v1/enduserpfx/${callsign}`, { bearer: jwt });
-  expect(key.status).toBe(200);
-  const pfxFile = path.join(workDir, `${callsign}.pfx`);
-  await writeFile(pfxFile, key.body);
-  return { pfxFile, password: callsign };
-}
-
 beforeAll(async () => {
   if (!existsSync(CHECK_SCRIPT)) {
     throw new Error(`${CHECK_SCRIPT} is missing: clone the repository next to the shared/ folder`);
@@ -62,7 +40,8 @@ beforeAll(async () => {
   workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-tak-'));
   const adminKey = { pfxFile: path.join(workDir, 'Eagle5.pfx'), password: 'Eagle5' };
   await writeFile(adminKey.pfxFile, (await firstAdmin(service, 'Eagle5')).pfx);
-  const memberKey = await enrolMember(adminKey, 'Ranger5');
+  const memberKey = { pfxFile: path.join(workDir, 'Ranger5.pfx'), password: 'Ranger5' };
+  await writeFile(memberKey.pfxFile, await approvedMember(service, adminKey, 'Ranger5'));
   undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
   member = await browserWithKey(service.rootCaFile, memberKey);
   admin = await browserWithKey(service.rootCaFile, adminKey);

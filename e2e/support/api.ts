@@ -91,3 +91,27 @@ export async function firstAdmin(
   if (key.status !== 200) throw new Error(`key download answered ${key.status}`);
   return { jwt: member, pfx: key.body };
 }
+
+/** A member through the API: an invite, the enrollment, the admin's approval, then their .pfx. */
+export async function approvedMember(
+  service: Service,
+  adminKey: { pfxFile: string; password: string },
+  callsign: string,
+): Promise<Buffer> {
+  const created = await call(service, 'POST', '/api/v1/enrollment/invitecode/create', {
+    key: adminKey,
+  });
+  const enrolled = await call(service, 'POST', '/api/v1/enrollment/invitecode/enroll', {
+    json: { callsign, invite_code: field(created.json(), 'invite_code') },
+  });
+  const accepted = await call(service, 'POST', '/api/v1/enrollment/accept', {
+    key: adminKey,
+    json: { callsign, approvecode: field(enrolled.json(), 'approvecode') },
+  });
+  if (accepted.status !== 200) throw new Error(`the approval answered ${accepted.status}`);
+  const key = await call(service, 'GET', `/api/v1/enduserpfx/${callsign}`, {
+    bearer: field(enrolled.json(), 'jwt'),
+  });
+  if (key.status !== 200) throw new Error(`key download answered ${key.status}`);
+  return key.body;
+}
