@@ -15,10 +15,14 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { fmt, importServer, loadAverage, percentile, startChild, table } from '../lib/common.mjs';
-import { namedTargets } from '../lib/client.mjs';
 import { createPostgresDatabase } from '../lib/postgres.mjs';
 import { seed } from '../lib/seed.mjs';
-import { probe } from './isolation.mjs';
+import {
+  CHECK_AUTH_EVERY_MS,
+  otherCallerProbes,
+  PEOPLE_LIST_EVERY_MS,
+  probe,
+} from './isolation.mjs';
 
 const portalScript = new URL('../lib/portal-process.mjs', import.meta.url).pathname;
 const MEMBERS = 100;
@@ -26,8 +30,6 @@ const MEMBERS = 100;
 const SEQUENTIAL = 10;
 /** Keys the portal makes for each member: the download's, and one for all their TAK packages. */
 const KEYS_PER_MEMBER = 2;
-const CHECK_AUTH_EVERY_MS = 10;
-const PEOPLE_LIST_EVERY_MS = 50;
 const generate = promisify(generateKeyPair);
 
 /**
@@ -208,7 +210,7 @@ export async function burstSection({ quick, workDir, log }) {
   const engines = ['sqlite'];
   if (process.env.PORTAL_TEST_POSTGRES_URL) engines.push('postgres');
   markdown.push(
-    `${MEMBERS} of ${members} active members onboard at once, each on their own keep-alive TLS connection to the public face with a bearer token of their own: \`GET enrollment/have-i-been-accepted\`, then \`GET enduserpfx/{callsign}\` (legacy .pfx, a key made by the portal), then \`GET instructions/user\` (TAK settings packages: one more key, the same keystore in each package), one after the other. Meanwhile the isolation section's probes, open loops: \`check-auth/validuser\` (another member's key, mTLS) every ${CHECK_AUTH_EVERY_MS} ms and the admin's \`people/list\` every ${PEOPLE_LIST_EVERY_MS} ms, against an idle phase of ${idleMs / 1000} s just before. Inside the portal, \`monitorEventLoopDelay\` records the longest stall of the burst. The \`signClient/v2\` leg (TAK enrollment with a CSR) is not measured: TAK enrollment is not on this branch.`,
+    `${MEMBERS} of ${members} active members onboard at once, each on their own keep-alive TLS connection to the public face with a bearer token of their own: \`GET enrollment/have-i-been-accepted\`, then \`GET enduserpfx/{callsign}\` (legacy .pfx, a key made by the portal), then \`GET instructions/user\` (TAK settings packages: one more key, the same keystore in each package), one after the other. Meanwhile the isolation section's probes, open loops: \`check-auth/validuser\` (another member's key, mTLS) every ${CHECK_AUTH_EVERY_MS} ms and the admin's \`people/list\` every ${PEOPLE_LIST_EVERY_MS} ms, against an idle phase of ${idleMs / 1000} s just before. Inside the portal, \`monitorEventLoopDelay\` records the longest stall of the burst. The \`signClient/v2\` leg (TAK enrollment with a CSR) is measured on its own in the enroll section.`,
     '',
   );
   if (!process.env.PORTAL_TEST_POSTGRES_URL) {
@@ -287,21 +289,7 @@ export async function burstSection({ quick, workDir, log }) {
         // The pool refills while idle: full again before the burst.
         await sleep(id === 'no pool' ? 0 : 3_000);
 
-        const named = namedTargets(info);
-        const probes = [
-          {
-            name: '`check-auth/validuser`',
-            server: info,
-            target: named['check-auth'],
-            everyMs: CHECK_AUTH_EVERY_MS,
-          },
-          {
-            name: '`people/list`',
-            server: info,
-            target: named['people/list'],
-            everyMs: PEOPLE_LIST_EVERY_MS,
-          },
-        ];
+        const probes = otherCallerProbes(info);
         await probe(probes, sleep(500));
         const quiet = await probe(probes, sleep(idleMs));
         const loadBefore = loadAverage();

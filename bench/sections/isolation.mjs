@@ -12,8 +12,8 @@ import { createPostgresDatabase } from '../lib/postgres.mjs';
 const portalScript = new URL('../lib/portal-process.mjs', import.meta.url).pathname;
 const PARALLEL = 50;
 /** The probes' pace: 100 and 20 requests a second. */
-const CHECK_AUTH_EVERY_MS = 10;
-const PEOPLE_LIST_EVERY_MS = 50;
+export const CHECK_AUTH_EVERY_MS = 10;
+export const PEOPLE_LIST_EVERY_MS = 50;
 
 /**
  * @typedef {{ callsign: string, certPem: string, keyPem: string }} Key
@@ -90,6 +90,29 @@ async function startHammer(server, keys, pathOf) {
       return { statuses, seconds, bursts };
     },
   };
+}
+
+/**
+ * The other callers whose latency a hammer must not move: another member's `check-auth` every
+ * CHECK_AUTH_EVERY_MS and the admin's member list every PEOPLE_LIST_EVERY_MS (open loops).
+ * @param {Parameters<typeof namedTargets>[0]} info
+ */
+export function otherCallerProbes(info) {
+  const named = namedTargets(info);
+  return [
+    {
+      name: '`check-auth/validuser`',
+      server: info,
+      target: named['check-auth'],
+      everyMs: CHECK_AUTH_EVERY_MS,
+    },
+    {
+      name: '`people/list`',
+      server: info,
+      target: named['people/list'],
+      everyMs: PEOPLE_LIST_EVERY_MS,
+    },
+  ];
 }
 
 /**
@@ -207,21 +230,7 @@ export async function isolationSection({ quick, workDir, log }) {
       ]);
       const info = portal.info;
       try {
-        const named = namedTargets(info);
-        const probes = [
-          {
-            name: '`check-auth/validuser`',
-            server: info,
-            target: named['check-auth'],
-            everyMs: CHECK_AUTH_EVERY_MS,
-          },
-          {
-            name: '`people/list`',
-            server: info,
-            target: named['people/list'],
-            everyMs: PEOPLE_LIST_EVERY_MS,
-          },
-        ];
+        const probes = otherCallerProbes(info);
         for (const { name, target } of probes) {
           const once = await requestOnce(info, target);
           if (once.status !== 200) throw new Error(`${name} answered ${once.status}`);
