@@ -1,8 +1,12 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
-import { afterEach } from 'vitest';
+import { afterEach, vi } from 'vitest';
+import { reloadTo } from './page-loads';
+
+vi.mock('../lib/navigation', () => import('./page-loads'));
 
 afterEach(() => {
   cleanup();
   window.localStorage.clear();
+  reloadTo.mockClear();
 });

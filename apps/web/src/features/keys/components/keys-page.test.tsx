@@ -3,12 +3,10 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import { apiPaths, API_PREFIX, type KeyEntry } from '@callsign/contract';
+import { reloadTo } from '../../../lib/navigation';
 import { renderWithProviders } from '../../../test/render';
 import { listenWithMockApi, server } from '../../../test/server';
 import { KeysPage } from './keys-page';
-
-vi.mock('../../../lib/navigation', () => ({ reloadTo: vi.fn() }));
-const { reloadTo } = await import('../../../lib/navigation');
 
 listenWithMockApi();
 

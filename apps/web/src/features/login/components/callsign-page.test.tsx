@@ -4,13 +4,11 @@ import { http, HttpResponse } from 'msw';
 import { useEffect, type ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { apiPaths } from '@callsign/contract';
+import { reloadTo } from '../../../lib/navigation';
 import { renderWithProviders } from '../../../test/render';
 import { listenWithMockApi, server } from '../../../test/server';
 import { CallsignPage } from './callsign-page';
 import { useLoginSession } from './login-session';
-
-vi.mock('../../../lib/navigation', () => ({ reloadTo: vi.fn() }));
-const { reloadTo } = await import('../../../lib/navigation');
 
 listenWithMockApi();
 afterEach(() => {

@@ -4,13 +4,11 @@ import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import { Route, Routes } from 'react-router';
 import { apiPaths } from '@callsign/contract';
+import { reloadTo } from '../../../lib/navigation';
 import { renderWithProviders } from '../../../test/render';
 import { listenWithMockApi, server } from '../../../test/server';
 import { LoginPage } from './login-page';
 import { useLoginSession } from './login-session';
-
-vi.mock('../../../lib/navigation', () => ({ reloadTo: vi.fn() }));
-const { reloadTo } = await import('../../../lib/navigation');
 
 listenWithMockApi();
 
