@@ -25,7 +25,12 @@ export default defineConfig({
     // The fast tier is a developer waiting at the keyboard: every core (Vitest's default leaves
     // one free, which on two cores halves the speed). The full gate keeps the default: its
     // tests start real servers, nginx and PostgreSQL beside the workers.
-    ...(fastTier ? { maxWorkers: os.availableParallelism() } : {}),
+    //
+    // It also shares modules between the files a worker runs (isolate: false): loading React,
+    // jsdom's globals, Fastify and the CA libraries once per worker instead of once per file is
+    // most of its speed. A test that leaks state into the next file therefore fails here first;
+    // the full gate runs every file in a fresh module graph.
+    ...(fastTier ? { maxWorkers: os.availableParallelism(), isolate: false } : {}),
     projects: [
       {
         extends: true,
