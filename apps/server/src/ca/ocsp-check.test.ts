@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CertificateAuthority } from './authority.js';
+import type { CertificateAuthority } from './authority.js';
 import { ocspQuestion, readOcspAnswer } from './ocsp-check.js';
 import type { OcspCertificateStatus } from './ocsp.js';
 import { makeTempDir, removeTempDir } from './openssl-cli.testing.js';
+import { loadTestCa } from './test-ca.testing.js';
 
 let tmp: string;
 let ca: CertificateAuthority;
@@ -19,12 +20,10 @@ async function lookup(serial: string): Promise<OcspCertificateStatus> {
 
 beforeAll(async () => {
   tmp = await makeTempDir();
-  const create = (dir: string) =>
-    CertificateAuthority.loadOrCreate({
-      dir: path.join(tmp, dir),
-      publicBaseUrl: 'https://portal.example.org',
-    });
-  [ca, other] = await Promise.all([create('ca'), create('other')]);
+  // Two CAs with keys of their own: the run's CAs of two different hosts.
+  const load = (host: string) =>
+    loadTestCa({ dir: path.join(tmp, host), publicBaseUrl: `https://${host}` });
+  [ca, other] = await Promise.all([load('portal.example.org'), load('portal.localhost')]);
 });
 
 afterAll(() => removeTempDir(tmp));

@@ -527,7 +527,7 @@ describeWithMigratedDatabase('the bound on live keys', (database) => {
 
   beforeAll(async () => {
     // The CA on the test's clock too, so that keys expire when the test says.
-    const ca = await CertificateAuthority.loadOrCreate({
+    const ca = await loadTestCa({
       dir: path.join(database.scratch.dataDir, 'ca'),
       publicBaseUrl: 'https://portal.example.org',
       now: () => new Date(clock),
