@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { CertificateAuthority } from './ca/authority.js';
-import { KeyPool } from './ca/key-pool.js';
+import { KeyPool, type KeyPairSupply } from './ca/key-pool.js';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -37,6 +37,12 @@ export interface OpenPortalOptions {
    * command, which issues a key or none, does not.
    */
   keyPool?: boolean;
+  /**
+   * Key pairs made earlier by someone else, taken instead of a pool of this process's own (the
+   * test run's stock: src/ca/test-key-stock.testing.ts). Once none is left, keys are made on
+   * request, as with an empty pool.
+   */
+  keysMadeAhead?: KeyPairSupply;
 }
 
 /**
@@ -73,6 +79,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
           busy: () => mintingSlots.inUse > 0,
         })
       : undefined;
+  const keysMadeAhead = keyPool ?? options.keysMadeAhead;
   const certificates = new CertificateService(
     database.db,
     ca,
@@ -87,7 +94,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
       maxKeysPerMember: config.maxKeysPerMember,
       metrics,
       mintingSlots,
-      ...(keyPool === undefined ? {} : { keyPool }),
+      ...(keysMadeAhead === undefined ? {} : { keyPool: keysMadeAhead }),
     },
   );
   const members: MemberLookup = memberLookup(database.db);

@@ -25,6 +25,12 @@ parentPort.on('message', () => {
 });
 `;
 
+/** Key pairs made ahead, each handed out once: a `KeyPool`, or keys made by someone else earlier. */
+export interface KeyPairSupply {
+  /** A key pair no one else gets; undefined when none of that algorithm is left. */
+  take(algorithm: KeyAlgorithm): GeneratedKeyPair | undefined;
+}
+
 export interface KeyPoolOptions {
   /** The one algorithm pooled (the configured `PORTAL_KEY_ALGORITHM`); others are not held. */
   algorithm: KeyAlgorithm;
@@ -45,7 +51,7 @@ export interface KeyPoolOptions {
  * of the lowest scheduling priority. An empty pool hands out nothing and the caller makes its
  * key itself, as without a pool.
  */
-export class KeyPool {
+export class KeyPool implements KeyPairSupply {
   private readonly keys: GeneratedKeyPair[] = [];
   private readonly worker: Worker;
   private refilling = false;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { seedTestCa } from '../../src/ca/test-ca.testing.js';
+import { testKeySupply } from '../../src/ca/test-key-stock.testing.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openPortal, type Portal } from '../../src/portal.js';
 import { CLIENT_CERT_HEADER, CLIENT_VERIFY_HEADER } from '../../src/tls/forwarded-certificate.js';
@@ -20,7 +21,10 @@ import { run } from './processes.js';
 // its record as it does every certificate. That is the only seam, and the shipped one: the TLS
 // handshake itself is tested in the TLS tier (test/*.test.ts), never here.
 
-/** A migrated portal (the run's test CA, SQLite unless `env` names a database), not listening. */
+/**
+ * A migrated portal (the run's test CA and its stock of member keys, SQLite unless `env` names
+ * a database), not listening.
+ */
 export interface OpenedTestPortal {
   portal: Portal;
   config: Config;
@@ -52,7 +56,11 @@ export async function openTestPortal(
     { version: options.version ?? '0.0.0-test' },
   );
   if (config.caPassphrase === undefined) await seedTestCa(config.caDir, config.host);
-  const portal = await openPortal(config, { migrate: true });
+  const keysMadeAhead = await testKeySupply();
+  const portal = await openPortal(config, {
+    migrate: true,
+    ...(keysMadeAhead === undefined ? {} : { keysMadeAhead }),
+  });
   return {
     portal,
     config,

@@ -6,7 +6,7 @@ import type {
   IssuedCertificate,
   SignedCertificate,
 } from '../../ca/authority.js';
-import type { KeyPool } from '../../ca/key-pool.js';
+import type { KeyPairSupply } from '../../ca/key-pool.js';
 import {
   acceptedPublicKeyType,
   UnsupportedPublicKeyError,
@@ -136,7 +136,7 @@ export class MemberIssuer {
     /** Counts issued certificates, key generations in flight and refused mints (Prometheus). */
     private readonly metrics: CertificateMetrics,
     /** Key pairs made ahead; without one (or when it is empty) keys are made on the request. */
-    private readonly keyPool?: Pick<KeyPool, 'take'>,
+    private readonly keyPool?: KeyPairSupply,
   ) {}
 
   /** A certificate for a key made here (the private key comes back) or a device's key. */

@@ -1,5 +1,5 @@
 import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority.js';
-import type { KeyPool } from '../../ca/key-pool.js';
+import type { KeyPairSupply } from '../../ca/key-pool.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
 import { ocspQuestion, readOcspAnswer, type OcspAnswer } from '../../ca/ocsp-check.js';
 import type { Pkcs12Format } from '../../ca/pkcs12.js';
@@ -83,7 +83,7 @@ export interface CertificateServiceOptions {
   /** Where issued and revoked certificates and key generations are counted (Prometheus). */
   metrics?: CertificateMetrics;
   /** Key pairs made ahead for keys made here (`PORTAL_KEY_POOL_SIZE`); none: made on request. */
-  keyPool?: KeyPool;
+  keyPool?: KeyPairSupply;
 }
 
 /**
