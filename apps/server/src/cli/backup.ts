@@ -246,7 +246,9 @@ export interface RestoreOptions {
 /**
  * Puts a backup back: the schema brought up to date, then every row in one transaction, then
  * the CA files. Refuses a database that holds any row, or a CA directory with other keys, unless
- * forced. Run it with the service stopped.
+ * forced. The restore is recorded in the log it puts back (`backup.restore`, in the same
+ * transaction): after it, the log says the rows before it came from an archive. Run it with the
+ * service stopped.
  */
 export async function restoreBackup(
   config: Config,
@@ -273,7 +275,8 @@ export async function restoreBackup(
   try {
     await migrateToLatest(handle);
     await handle.db.transaction().execute(async (trx) => {
-      if ((await countRows(trx)) > 0) {
+      const replacing = (await countRows(trx)) > 0;
+      if (replacing) {
         if (!force) {
           throw new BackupError('the database is not empty; restore --force replaces its rows');
         }
@@ -293,6 +296,15 @@ export async function restoreBackup(
             .execute();
         }
       }
+      await appendAuditEvent(trx, {
+        at: Date.now(),
+        actor: 'cli',
+        action: 'backup.restore',
+        target: path.resolve(file),
+        outcome: 'success',
+        clientAddress: null,
+        detail: { createdAt: manifest.createdAt, engine: manifest.engine, replaced: replacing },
+      });
     });
   } catch (error) {
     await Promise.all(staged.map(([temporary]) => rm(temporary, { force: true })));

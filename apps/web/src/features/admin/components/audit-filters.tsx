@@ -31,6 +31,7 @@ const ACTIONS = [
   'admin-code.create',
   'audit.export',
   'backup.create',
+  'backup.restore',
   'tak-check',
 ];
 
