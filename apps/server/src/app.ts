@@ -114,7 +114,7 @@ export async function buildApp(
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   acceptEmptyJsonBodies(app);
-  await registerSecurityHeaders(app);
+  await registerSecurityHeaders(app, { behindProxy: config.tlsMode === 'proxy' });
   registerMtlsGate(app, requestFaces(portal), `${config.publicOrigin}/error?code=mtls_fail`);
   registerCrossSiteGuard(app, [config.publicOrigin, config.mtlsOrigin]);
   registerRequestLogging(app);

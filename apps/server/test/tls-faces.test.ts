@@ -489,6 +489,19 @@ describe.each(testEngines())('on $name', (engine) => {
       expect(answer.stdout).toContain(': good');
     });
 
+    it('sends HSTS over HTTPS only, never with a CA file in plain HTTP (RFC 6797 §7.2)', async () => {
+      const hsts = /^strict-transport-security: max-age=31536000\r?$/im;
+      const plain = await curlPlainHttp(`http://${portal.host}:${portal.port}/ca/crl.pem`, [
+        '--include',
+      ]);
+      expect(plain.status, plain.stderr).toBe(200);
+      expect(plain.body).toMatch(/^x-content-type-options: nosniff\r?$/im);
+      expect(plain.body).not.toMatch(/strict-transport-security/i);
+      const secure = await portal.curl('public', '/ca/crl.pem', ['--include']);
+      expect(secure.status).toBe(200);
+      expect(secure.body).toMatch(hsts);
+    });
+
     it('still sends every other plain-HTTP request to HTTPS', async () => {
       for (const urlPath of ['/', '/api/v1/healthcheck', '/app/admin/', '/ca']) {
         const answer = await curlPlainHttp(`http://${portal.host}:${portal.port}${urlPath}`);

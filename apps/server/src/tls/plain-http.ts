@@ -12,6 +12,14 @@ const CA_PREFIX = '/ca/';
 /** What a CRL fetch, a caIssuers fetch and an OCSP request (GET or POST) use. */
 const CA_METHODS = new Set(['GET', 'HEAD', 'POST']);
 
+/** The requests this server handed to the application: answered in plain HTTP. */
+const handedOn = new WeakSet<IncomingMessage>();
+
+/** Whether `request` came in plain HTTP on the TLS port (a CA file), not through TLS. */
+export function cameInPlainHttp(request: IncomingMessage): boolean {
+  return handedOn.has(request);
+}
+
 /** Whether a plain-HTTP request may have its answer in plain HTTP: the CA's files only. */
 export function isPlainHttpCaRequest(method: string | undefined, url: string | undefined): boolean {
   return CA_METHODS.has(method ?? '') && (url ?? '').startsWith(CA_PREFIX);
@@ -49,6 +57,7 @@ export function createPlainHttpServer(options: PlainHttpServerOptions): http.Ser
     },
     (request: IncomingMessage, response: ServerResponse) => {
       if (isPlainHttpCaRequest(request.method, request.url)) {
+        handedOn.add(request);
         handler(request, response);
         return;
       }

@@ -9,6 +9,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { seedTestCa } from '../../src/ca/test-ca.testing.js';
 import { openPortal, type Portal } from '../../src/portal.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 
 const APP_JS = 'console.log("app");';
 
@@ -160,6 +161,29 @@ describe('security headers', () => {
       expect(headers['x-frame-options']).toBe('DENY');
       expect(headers['referrer-policy']).toBe('no-referrer');
     }
+  });
+});
+
+describe('HSTS behind the proxy', () => {
+  let behind: InjectPortal;
+  beforeAll(async () => {
+    behind = await openInjectPortal();
+  });
+  afterAll(() => behind.destroy());
+
+  it('goes only on answers nginx forwards from TLS, not from its port 80 (/ca/ there)', async () => {
+    const crl = (proto: string) =>
+      behind.app.inject({
+        method: 'GET',
+        url: '/ca/crl.pem',
+        remoteAddress: '127.0.0.1',
+        headers: { host: behind.host, 'x-forwarded-proto': proto },
+      });
+    const plain = await crl('http');
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['x-content-type-options']).toBe('nosniff');
+    expect(plain.headers).not.toHaveProperty('strict-transport-security');
+    expect((await crl('https')).headers['strict-transport-security']).toBe('max-age=31536000');
   });
 });
 

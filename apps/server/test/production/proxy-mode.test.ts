@@ -376,6 +376,11 @@ describe.skipIf(postgres === undefined)('behind nginx, two instances on PostgreS
 
     const crl = await plain('/ca/crl.pem');
     expect(crl.status, crl.stderr).toBe(200);
+    // No HSTS in plain HTTP (RFC 6797 §7.2): nginx says X-Forwarded-Proto http from port 80.
+    const head = await plain('/ca/crl.pem', ['--head']);
+    expect(head.body).toMatch(/^HTTP\/1\.1 200/);
+    expect(head.body).toMatch(/^x-content-type-options: nosniff\r?$/im);
+    expect(head.body).not.toMatch(/strict-transport-security/i);
     const listed = await run(
       'openssl',
       ['crl', '-noout', '-text', '-CAfile', deployment.chainFile],
