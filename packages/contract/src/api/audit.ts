@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTime } from './fields.js';
+import { isoTime, NO_CONTROL_CHARACTERS, TYPED_LINE } from './fields.js';
 
 /** Most events one page of GET admin/audit holds; the default when `limit` is not given. */
 export const AUDIT_PAGE_MAX = 500;
@@ -10,7 +10,9 @@ function optional<T extends z.ZodType>(schema: T) {
   return z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 }
 
-const filterText = optional(z.string().trim().min(1).max(200));
+const filterText = optional(
+  z.string().trim().min(1).max(200).regex(TYPED_LINE, NO_CONTROL_CHARACTERS),
+);
 
 /**
  * Which events: `actor` and `target` match a callsign (or name) in any case; `action` matches the

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { approvalCodeField, callsignField, codeField, successTrue } from './fields.js';
+import {
+  approvalCodeField,
+  callsignField,
+  codeField,
+  NO_CONTROL_CHARACTERS,
+  successTrue,
+  TYPED_LINES,
+} from './fields.js';
 
 /** GET enrollment/invitecode?invitecode= */
 export const checkInviteCodeQuerySchema = z.strictObject({ invitecode: codeField });
@@ -62,7 +69,7 @@ export const acceptResponseSchema = z.object({ success: successTrue, detail: z.s
 /** POST enrollment/lock (admin): rejects a pending enrollment. */
 export const lockBodySchema = z.strictObject({
   callsign: callsignField,
-  lock_reason: z.string().max(500),
+  lock_reason: z.string().max(500).regex(TYPED_LINES, NO_CONTROL_CHARACTERS),
 });
 export const lockResponseSchema = z.object({ success: successTrue });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { codeField, isoTime, successTrue } from './fields.js';
+import { codeField, isoTime, NO_CONTROL_CHARACTERS, successTrue, TYPED_LINE } from './fields.js';
 import { takRoleSchema, takTeamSchema } from './onboarding.js';
 
 /** Where an invite code stands: it admits people only while `active`. */
@@ -45,6 +45,7 @@ export const createInviteBodySchema = z
       .string()
       .trim()
       .max(INVITE_LABEL_MAX_LENGTH)
+      .regex(TYPED_LINE, NO_CONTROL_CHARACTERS)
       .transform((value) => (value === '' ? null : value))
       .nullish(),
     expires_at: isoTime.nullish(),
