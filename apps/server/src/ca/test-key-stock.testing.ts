@@ -4,6 +4,7 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { createKeyPair, type GeneratedKeyPair, type KeyAlgorithm } from './key-pair.js';
 import type { KeyPairSupply } from './key-pool.js';
+import { decodePemBlocks } from './pem.js';
 
 // Test support: an RSA-2048 key pair costs 100–300 ms, and the inject tier's portals issue a
 // hundred of them. A stock of member key pairs is made once per clone and kept in
@@ -44,11 +45,8 @@ export async function makeTestKeyStock(cacheDir: string): Promise<string> {
 let stock: Promise<GeneratedKeyPair[]> | undefined;
 
 async function readStock(file: string): Promise<GeneratedKeyPair[]> {
-  const pems = (await readFile(file, 'utf8')).match(
-    /-----BEGIN PRIVATE KEY-----[^-]+-----END PRIVATE KEY-----/g,
-  );
-  return (pems ?? []).map((pem) => {
-    const privateKey = createPrivateKey(pem);
+  return decodePemBlocks(await readFile(file, 'utf8'), 'PRIVATE KEY').map((der) => {
+    const privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
     const publicKeyDer = createPublicKey(privateKey).export({ type: 'spki', format: 'der' });
     return { privateKey, publicKeyDer };
   });
