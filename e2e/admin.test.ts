@@ -15,6 +15,7 @@ import {
 } from './support/browser.js';
 import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
 import { startService, type Service } from './support/service.js';
+import { leafSerialOf } from '../apps/server/test/support/pfx-files.js';
 
 // The admin area in Chromium on the mTLS face, with the first admin's
 // real key imported into Chromium's own NSS store: invite codes, approvals from the enrollee's
@@ -85,25 +86,6 @@ async function enrollee(callsign: string): Promise<{ jwt: string; approvecode: s
   });
   expect(enrolled.status).toBe(200);
   return enrolled.json() as { jwt: string; approvecode: string };
-}
-
-/** The serial of the certificate in a keystore, as openssl prints it (lowercase, no colons). */
-async function leafSerialOf(key: { pfxFile: string; password: string }): Promise<string> {
-  const { stdout: pem } = await run('openssl', [
-    'pkcs12',
-    '-in',
-    key.pfxFile,
-    '-passin',
-    `pass:${key.password}`,
-    '-nokeys',
-    '-clcerts',
-  ]);
-  const child = execFile('openssl', ['x509', '-noout', '-serial']);
-  child.stdin?.end(pem);
-  let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await new Promise((resolve) => child.on('close', resolve));
-  return (/serial=(\w+)/.exec(out)?.[1] ?? '').toLowerCase().replace(/^(00)+/, '');
 }
 
 async function acceptance(jwt: string): Promise<unknown> {

@@ -18,6 +18,7 @@ import {
 import { normalizeSerial } from '../src/ca/serial.js';
 import { testEngines } from '../src/db/test-engines.testing.js';
 import { createAdminCode } from '../src/modules/firstuser/admin-code.js';
+import { leafSerialOf } from './support/pfx-files.js';
 import { portalOnScratchDatabase } from './support/portal-on-engine.js';
 import { run } from './support/processes.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';
@@ -36,21 +37,6 @@ describe.each(testEngines())('journeys on $name', (engine) => {
     const pfxFile = path.join(portal.workDir, name);
     await writeFile(pfxFile, body);
     return { pfxFile, password };
-  }
-
-  /** The leaf certificate's serial in a downloaded keystore, as openssl reads it. */
-  async function leafSerialOf(key: { pfxFile: string; password: string }): Promise<string> {
-    const pem = await run('openssl', [
-      'pkcs12',
-      '-in',
-      key.pfxFile,
-      '-passin',
-      `pass:${key.password}`,
-      '-nokeys',
-      '-clcerts',
-    ]);
-    const serial = await run('openssl', ['x509', '-noout', '-serial'], { input: pem.stdout });
-    return normalizeSerial(/serial=(\w+)/.exec(serial.stdout)?.[1] ?? '');
   }
 
   /** The CRL the portal publishes, as `openssl crl` reads it. */

@@ -387,22 +387,3 @@ export function forwardedCertificate(certificatePem: string, verify = 'SUCCESS')
     'x-ssl-client-verify': verify,
   };
 }
-
-/** The member certificate inside a .pfx, as PEM (what nginx forwards). */
-export async function certificateOf(pfxFile: string, password: string): Promise<string> {
-  const result = await run('openssl', [
-    'pkcs12',
-    '-in',
-    pfxFile,
-    '-passin',
-    `pass:${password}`,
-    '-nokeys',
-    '-clcerts',
-  ]);
-  if (result.code !== 0) throw new Error(`openssl pkcs12 failed: ${result.stderr}`);
-  const match = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/.exec(
-    result.stdout,
-  );
-  if (match === null) throw new Error('no certificate in the .pfx');
-  return match[0];
-}

@@ -18,13 +18,13 @@ import { selfSignedCertificate } from '../../src/ca/openssl-cli.testing.js';
 import { MIGRATIONS } from '../../src/db/migrate.js';
 import type { ScratchDatabase } from '../../src/db/test-engines.testing.js';
 import { askOcspOverHttp, curlPlainHttp, revocationUrlsOf } from '../support/ca-over-http.js';
+import { certificateInPfx } from '../support/pfx-files.js';
 import { run } from '../support/processes.js';
 import { derOfLines, opensslCsr } from '../support/tak-client.js';
 import {
   HOST,
   PROXY_ADDRESS,
   TAK_HOST,
-  certificateOf,
   direct,
   forwardedCertificate,
   postgresEngine,
@@ -68,7 +68,7 @@ describe.skipIf(postgres === undefined)('behind nginx, two instances on PostgreS
       file,
     ]);
     expect(key.status, key.stderr).toBe(200);
-    keys[callsign] = { file, pem: await certificateOf(file, callsign) };
+    keys[callsign] = { file, pem: await certificateInPfx({ pfxFile: file, password: callsign }) };
   }
 
   beforeAll(async () => {

@@ -11,7 +11,7 @@ import { openPortal, type Portal } from '../../src/portal.js';
 import { CLIENT_CERT_HEADER, CLIENT_VERIFY_HEADER } from '../../src/tls/forwarded-certificate.js';
 import type { ApiRequestOptions, ApiResponse, Face } from './api-client.js';
 import { memberFixtures, type MemberFixtures } from './member-fixtures.js';
-import { run } from './processes.js';
+import { certificateInPfx } from './pfx-files.js';
 
 // The inject tier: the whole app (hooks, routes, services, a migrated database, the CA) called
 // in-process with app.inject(), without a listener or TLS, as fastify/demo's test helper does.
@@ -87,19 +87,7 @@ const PROXY_ADDRESS = '127.0.0.1';
 
 /** The member certificate in a key: given beside the .pfx, or read out of it as a TLS client would. */
 async function certificateOf(key: NonNullable<ApiRequestOptions['key']>): Promise<string> {
-  if (key.certificatePem !== undefined) return key.certificatePem;
-  const read = await run('openssl', [
-    'pkcs12',
-    '-in',
-    key.pfxFile,
-    '-passin',
-    `pass:${key.password}`,
-    '-nokeys',
-    '-clcerts',
-  ]);
-  const pem = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----\n?/.exec(read.stdout)?.[0];
-  if (pem === undefined) throw new Error(`no certificate in ${key.pfxFile}: ${read.stderr}`);
-  return pem;
+  return key.certificatePem ?? certificateInPfx(key);
 }
 
 /** Opens a portal and builds its app for app.inject(); `api` calls it as TestPortal.api does over TLS. */
