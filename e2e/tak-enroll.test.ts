@@ -13,7 +13,12 @@ import {
   PHONE,
   seriousAccessibilityViolations,
 } from './support/browser.js';
-import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
+import {
+  allowCertificateSelection,
+  browserWithKey,
+  openWithKey,
+  type KeyedBrowser,
+} from './support/nss.js';
 import { startService, type Service } from './support/service.js';
 
 // One-scan TAK enrollment in a real browser (issue 16): invite, callsign and the admin's
@@ -49,16 +54,13 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-async function open(
+function open(
   keyed: KeyedBrowser,
   url: string,
   device: BrowserContextOptions,
   extra: BrowserContextOptions = {},
 ): Promise<Page> {
-  const context = await keyed.browser.newContext({ ...device, ...extra });
-  const page = await context.newPage();
-  await page.goto(`${service.mtlsOrigin}${url}`, { waitUntil: 'networkidle' });
-  return page;
+  return openWithKey(keyed, `${service.mtlsOrigin}${url}`, { ...device, ...extra });
 }
 
 /** Does the mTLS face take this certificate and key as a valid member? */

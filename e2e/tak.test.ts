@@ -13,7 +13,12 @@ import {
   PHONE,
   seriousAccessibilityViolations,
 } from './support/browser.js';
-import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
+import {
+  allowCertificateSelection,
+  browserWithKey,
+  openWithKey,
+  type KeyedBrowser,
+} from './support/nss.js';
 import { startService, type Service } from './support/service.js';
 
 // The TAK pages in a real browser on the mTLS face, signed in with a member's and an
@@ -55,16 +60,13 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-async function open(
+function open(
   keyed: KeyedBrowser,
   url: string,
   device: BrowserContextOptions = PHONE,
   extra: BrowserContextOptions = {},
 ): Promise<Page> {
-  const context = await keyed.browser.newContext({ ...device, ...extra });
-  const page = await context.newPage();
-  await page.goto(`${service.mtlsOrigin}${url}`, { waitUntil: 'networkidle' });
-  return page;
+  return openWithKey(keyed, `${service.mtlsOrigin}${url}`, { ...device, ...extra });
 }
 
 function heading(page: Page): Promise<string> {

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { launchBrowser } from './browser.js';
 
 // A browser that holds a member's key the way a Linux desktop does: the .pfx imported into
@@ -30,6 +30,18 @@ export async function allowCertificateSelection(mtlsOrigin: string): Promise<() 
 export interface KeyedBrowser {
   browser: Browser;
   close(): Promise<void>;
+}
+
+/** A page of `keyed` in a context of its own (`options`: the device and the like), `url` loaded. */
+export async function openWithKey(
+  keyed: KeyedBrowser,
+  url: string,
+  options: BrowserContextOptions,
+): Promise<Page> {
+  const context = await keyed.browser.newContext(options);
+  const page = await context.newPage();
+  await page.goto(url, { waitUntil: 'networkidle' });
+  return page;
 }
 
 /** Chromium with its own NSS store that trusts `rootCaFile` and holds the .pfx of `callsign`. */
