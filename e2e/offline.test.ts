@@ -178,6 +178,29 @@ describe('offline, after one visit', () => {
   });
 });
 
+describe('a network that is up but does not reach the portal', () => {
+  it('says so although the browser thinks it is online, and stops once the portal answers', async () => {
+    const { page, context } = await openOnce(service.origin, '/login', PHONE);
+    // A unit's Wi-Fi without an uplink, or a captive network: the browser has a network, and
+    // every request to the portal fails (the service worker's own fetches included).
+    const portal = `${service.origin}/**`;
+    await context.route(portal, (route) => route.abort('connectionrefused'));
+    await page.goto(`${service.origin}/login`, { waitUntil: 'load' });
+    expect(await page.evaluate(() => navigator.onLine)).toBe(true);
+    const notice = page.getByRole('status').filter({ hasText: 'You are offline.' });
+    await notice.waitFor();
+    await page.getByLabel('One-time code').fill('ABCD2345EFGH');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect.poll(() => page.locator('main').innerText()).toContain('No connection');
+    await keepScreenshot(page, 'unreachable-login-phone');
+
+    // The portal answers again: the app's own check (every few seconds) takes the notice away.
+    await context.unroute(portal);
+    await notice.waitFor({ state: 'detached', timeout: 15_000 });
+    await context.close();
+  });
+});
+
 describe('the installable app', () => {
   it('serves a manifest with the deployment name and icons; the CSP allows it and the worker', async () => {
     const manifest = await call(service, 'GET', '/manifest.webmanifest');

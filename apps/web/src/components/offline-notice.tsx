@@ -1,27 +1,16 @@
 import { useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
+import { isPortalReachable, subscribeReachability } from '../lib/reachability';
 
-function subscribe(onChange: () => void): () => void {
-  window.addEventListener('online', onChange);
-  window.addEventListener('offline', onChange);
-  return () => {
-    window.removeEventListener('online', onChange);
-    window.removeEventListener('offline', onChange);
-  };
-}
-
-/** Whether the browser has a network (it flips with the `online` and `offline` events). */
+/** Whether the portal can be reached now (lib/reachability.ts: from what requests saw). */
 export function useOnline(): boolean {
-  return useSyncExternalStore(
-    subscribe,
-    () => navigator.onLine,
-    () => true,
-  );
+  return useSyncExternalStore(subscribeReachability, isPortalReachable, () => true);
 }
 
 /**
- * Says so while the device is offline: the pages come from the copy the app keeps on the device,
- * and what needs the server (signing in, downloads) waits for a connection.
+ * Says so while the portal cannot be reached (no network, or a network that does not reach it):
+ * the pages come from the copy the app keeps on the device, and what needs the server (signing
+ * in, downloads) waits for a connection.
  */
 export function OfflineNotice() {
   const { t } = useTranslation();

@@ -1,4 +1,5 @@
 import type { ParsedResponse, ResponseName } from './response-schemas';
+import { noteNoResponse, noteResponse } from './reachability';
 import { STORAGE_KEYS, readStored } from './storage-keys';
 
 /** A non-OK answer: the status and the server's `detail` text when it sent one. */
@@ -56,7 +57,14 @@ function buildRequest(path: string, options: RequestOptions): [URL, RequestInit]
 /** Sends one call; throws ApiError on any non-OK status. */
 export async function apiRequest(path: string, options: RequestOptions = {}): Promise<Response> {
   const [url, init] = buildRequest(path, options);
-  const response = await fetch(url, init);
+  let response: Response;
+  try {
+    response = await fetch(url, init);
+  } catch (error) {
+    if (!(error instanceof DOMException && error.name === 'AbortError')) noteNoResponse();
+    throw error;
+  }
+  noteResponse(response.status);
   if (!response.ok) {
     let data: unknown;
     try {

@@ -1,6 +1,7 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
+import { resetReachability } from '../lib/reachability';
 import { reloadTo } from './page-loads';
 
 vi.mock('../lib/navigation', () => import('./page-loads'));
@@ -9,4 +10,5 @@ afterEach(() => {
   cleanup();
   window.localStorage.clear();
   reloadTo.mockClear();
+  resetReachability();
 });

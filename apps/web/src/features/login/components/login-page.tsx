@@ -6,6 +6,7 @@ import { HeroImage } from '../../../components/hero-image';
 import { TextField } from '../../../components/text-field';
 import { ApiError } from '../../../lib/api-client';
 import { mtlsOrigin } from '../../../lib/hosts';
+import { isPortalReachable } from '../../../lib/reachability';
 import { reloadTo } from '../../../lib/navigation';
 import { paths } from '../../../lib/paths';
 import { clearStoredSession, STORAGE_KEYS, writeStored } from '../../../lib/storage-keys';
@@ -59,7 +60,7 @@ export function LoginPage() {
         setServerError(
           error instanceof ApiError && error.detail !== undefined
             ? error.detail
-            : navigator.onLine
+            : isPortalReachable()
               ? 'Unknown error'
               : t('offline.no_connection'),
         );
