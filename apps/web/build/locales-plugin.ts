@@ -7,7 +7,7 @@ import {
   localesVersion,
   readDynamic,
   readLazyNamespace,
-} from './locales';
+} from './locales.ts';
 
 /**
  * Serves and emits `/locales/{lng}/common.json` (sources merged, see `locales.ts`) and each lazy
