@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { readFileSync } from 'node:fs';
+import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from './config.js';
 
 const cwd = '/srv/portal';
 
@@ -297,5 +298,25 @@ describe('loadConfig', () => {
       expect(() => loadConfig(env, { cwd })).toThrow(ConfigError);
       expect(() => loadConfig(env, { cwd })).toThrow(message);
     });
+  });
+});
+
+describe('the documentation of the settings', () => {
+  // The settings table of docs/deployment.md: one row per variable, its name in the first column.
+  const deploymentDoc = readFileSync(
+    new URL('../../../docs/deployment.md', import.meta.url),
+    'utf8',
+  );
+  const documented = new Set(
+    deploymentDoc
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .flatMap((line) => [...(line.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]+)`/g)])
+      .map((match) => match[1]),
+  );
+
+  it('names every variable the configuration reads in the settings table', () => {
+    expect(ENVIRONMENT_VARIABLES.length).toBeGreaterThan(30);
+    expect(ENVIRONMENT_VARIABLES.filter((name) => !documented.has(name))).toEqual([]);
   });
 });

@@ -201,6 +201,9 @@ const environmentSchema = z.object({
   PORTAL_METRICS_ADDRESS: metricsAddress,
 });
 
+/** Every environment variable the portal reads (docs/deployment.md lists each one). */
+export const ENVIRONMENT_VARIABLES: readonly string[] = Object.keys(environmentSchema.shape);
+
 /**
  * `builtin`: one TLS listener for both faces (SNI). `proxy`: plain HTTP behind a reverse proxy
  * that terminates TLS and forwards the client certificate it verified (docs/api.md).
