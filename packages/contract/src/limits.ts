@@ -16,7 +16,6 @@ export const CODE_LENGTH = {
 
 /** Client-side login code rule: at least 8 of A-Z and 0-9. */
 export const LOGIN_CODE_PATTERN = /^[A-Z0-9]{8,}$/;
-export const LOGIN_CODE_MIN_LENGTH = 8;
 /** No code the portal makes is longer; anything longer is refused before it reaches a query. */
 export const LOGIN_CODE_MAX_LENGTH = 64;
 
@@ -26,5 +25,3 @@ export const CALLSIGN_PATTERN = /^[A-Za-z0-9]+$/;
 
 export const ACCEPTANCE_POLL_INTERVAL_MS = 5000;
 export const COPIED_INDICATOR_MS = 2000;
-export const USAGE_OVERVIEW_SCROLL_PX = 60;
-export const IDENTITY_CONSOLE_PORT = 9443;

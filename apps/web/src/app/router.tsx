@@ -18,8 +18,8 @@ const KeysRoute = lazyPage(() => import('./routes/keys-route'), 'KeysRoute');
 
 const adminPages = () => import('./routes/admin-pages');
 const AdminHomePage = lazyPage(adminPages, 'AdminHomePage');
-const ManageUsersPage = lazyPage(adminPages, 'ManageUsersPage');
-const UserManagementPage = lazyPage(adminPages, 'UserManagementPage');
+const UserAreasPage = lazyPage(adminPages, 'UserAreasPage');
+const MemberListRoute = lazyPage(adminPages, 'MemberListRoute');
 const CodeListPage = lazyPage(adminPages, 'CodeListPage');
 const InviteQrPage = lazyPage(adminPages, 'InviteQrPage');
 const ApprovalPage = lazyPage(adminPages, 'ApprovalPage');
@@ -65,8 +65,8 @@ export function AppRoutes() {
         </Route>
         <Route element={<RouteGuard requirement={R.admin} />}>
           <Route path={paths.admin.home.path} element={<AdminHomePage />} />
-          <Route path={paths.admin.manageUsers.path} element={<ManageUsersPage />} />
-          <Route path={paths.admin.userManagement.path} element={<UserManagementPage />} />
+          <Route path={paths.admin.manageUsers.path} element={<UserAreasPage />} />
+          <Route path={paths.admin.userManagement.path} element={<MemberListRoute />} />
           <Route path={paths.admin.codeList.path} element={<CodeListPage />} />
           <Route path={paths.admin.inviteCode.path} element={<InviteQrPage />} />
           <Route path={paths.admin.approval.path} element={<ApprovalPage />} />

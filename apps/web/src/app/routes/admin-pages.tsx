@@ -1,20 +1,20 @@
 import { useAuth } from '../../features/auth/components/auth-provider';
-import { AdminHome } from '../../features/admin/components/admin-home';
-import { UserManagementPage as UserManagement } from '../../features/admin/components/user-management-page';
+import { AdminHome } from '../../features/admin/home/components/admin-home';
+import { MemberListPage } from '../../features/admin/people/components/member-list-page';
 import { EnrollmentQrButton } from '../../features/tak/components/enrollment-qr-button';
-import { RenewalBanner } from '../../features/keys/components/renewal-banner';
+import { RenewalBanner } from '../../features/own-keys/components/renewal-banner';
 import { TakCard } from '../../features/tak/components/tak-card';
 
 /**
  * The admin area's pages: this module is the area's one lazy chunk, loaded behind the
  * admin guard. The route table in `../router.tsx` picks each page from it by name.
  */
-export { ApprovalPage } from '../../features/admin/components/approval-page';
-export { AuditPage } from '../../features/admin/components/audit-page';
-export { CodeListPage } from '../../features/admin/components/code-list-page';
-export { ExpiringKeysPage } from '../../features/admin/components/expiring-keys-page';
-export { InviteQrPage } from '../../features/admin/components/invite-qr-page';
-export { ManageUsersPage } from '../../features/admin/components/manage-users-page';
+export { ApprovalPage } from '../../features/admin/approvals/components/approval-page';
+export { AuditPage } from '../../features/admin/audit/components/audit-page';
+export { CodeListPage } from '../../features/admin/invites/components/code-list-page';
+export { ExpiringKeysPage } from '../../features/admin/people/components/expiring-keys-page';
+export { InviteQrPage } from '../../features/admin/invites/components/invite-qr-page';
+export { UserAreasPage } from '../../features/admin/home/components/user-areas-page';
 
 /** /app/admin: the admin home with the signed-in admin's callsign and the TAK card. */
 export function AdminHomePage() {
@@ -29,6 +29,6 @@ export function AdminHomePage() {
 }
 
 /** /app/admin/user-management, with the TAK enrollment QR in the dialog of each member. */
-export function UserManagementPage() {
-  return <UserManagement memberTools={(callsign) => <EnrollmentQrButton callsign={callsign} />} />;
+export function MemberListRoute() {
+  return <MemberListPage memberTools={(callsign) => <EnrollmentQrButton callsign={callsign} />} />;
 }

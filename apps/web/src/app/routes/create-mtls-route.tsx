@@ -1,5 +1,5 @@
 import { useAuth } from '../../features/auth/components/auth-provider';
-import { CreateMtlsPage } from '../../features/key/components/create-mtls-page';
+import { CreateMtlsPage } from '../../features/key-install/components/create-mtls-page';
 import { ConnectTakCard } from '../../features/tak/components/connect-tak-card';
 import { STORAGE_KEYS, readStored } from '../../lib/storage-keys';
 

@@ -1,8 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useAuth } from '../../features/auth/components/auth-provider';
-import { NewKeyButton } from '../../features/key/components/new-key-button';
-import { ownKeysKeys } from '../../features/keys/api/keys';
-import { KeysPage } from '../../features/keys/components/keys-page';
+import { NewKeyButton } from '../../features/key-install/components/new-key-button';
+import { ownKeysKeys } from '../../features/own-keys/api/keys';
+import { KeysPage } from '../../features/own-keys/components/keys-page';
 import { ConnectTakCard } from '../../features/tak/components/connect-tak-card';
 import { TakDownloadButton } from '../../features/tak/components/tak-download';
 

@@ -1,6 +1,6 @@
 import { Navigate, useParams } from 'react-router';
 import { useAuth } from '../../features/auth/components/auth-provider';
-import { RenewalBanner } from '../../features/keys/components/renewal-banner';
+import { RenewalBanner } from '../../features/own-keys/components/renewal-banner';
 import { MemberHome } from '../../features/member/components/member-home';
 import { ConnectTakCard } from '../../features/tak/components/connect-tak-card';
 import { TakCard } from '../../features/tak/components/tak-card';

@@ -2,10 +2,15 @@ import { queryOptions } from '@tanstack/react-query';
 import { apiPaths } from '@callsign/contract';
 import { apiJson } from '../../../lib/api-client';
 
+export const memberKeys = {
+  all: ['member'] as const,
+  preset: () => [...memberKeys.all, 'preset'] as const,
+};
+
 /** GET me/preset: the signed-in member's TAK team and role. */
 export function myPresetQueryOptions() {
   return queryOptions({
-    queryKey: ['member', 'preset'] as const,
+    queryKey: memberKeys.preset(),
     queryFn: () => apiJson(apiPaths.myPreset, 'preset'),
   });
 }

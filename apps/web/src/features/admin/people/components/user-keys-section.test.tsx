@@ -1,0 +1,97 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { API_PREFIX, type KeyEntry } from '@callsign/contract';
+import { renderWithProviders } from '../../../../test/render';
+import { listenWithMockApi, server } from '../../../../test/server';
+import { UserKeysSection } from './user-keys-section';
+
+listenWithMockApi();
+
+const DAY = 86_400_000;
+const at = (days: number) => new Date(Date.now() + days * DAY).toISOString();
+const thisYear = new Date().getFullYear();
+
+function entry(serial: string, purpose: KeyEntry['purpose'], more: Partial<KeyEntry> = {}) {
+  return {
+    serial,
+    purpose,
+    issued_at: new Date(thisYear, 4, 3, 12).toISOString(),
+    expires_at: at(200),
+    revoked_at: null,
+    client_uid: null,
+    current: false,
+    ...more,
+  } satisfies KeyEntry;
+}
+
+/** A member's keys as the server keeps them: revoking one really revokes it; calls recorded. */
+function fakeKeys(keys: KeyEntry[]) {
+  const calls: string[] = [];
+  let list = [...keys];
+  server.use(
+    http.get(`${API_PREFIX}/people/:callsign/keys`, () => HttpResponse.json({ keys: list })),
+    http.delete(`${API_PREFIX}/people/:callsign/keys/:serial`, ({ params }) => {
+      calls.push(`revoke ${String(params.callsign)} ${String(params.serial)}`);
+      list = list.map((key) =>
+        key.serial === params.serial ? { ...key, revoked_at: new Date().toISOString() } : key,
+      );
+      return HttpResponse.json({ success: true });
+    }),
+    http.post(`${API_PREFIX}/people/:callsign/renewal-code`, ({ params }) => {
+      calls.push(`renewal ${String(params.callsign)}`);
+      return HttpResponse.json({ renewal_code: 'RENEW234', expires_at: at(3) });
+    }),
+  );
+  return calls;
+}
+
+describe('the Keys section of the user dialog', () => {
+  it('names each key in plain words; revoked and expired ones are folded away', async () => {
+    fakeKeys([
+      entry('0a', 'tak-enroll', { client_uid: 'ANDROID-42' }),
+      entry('0b', 'tak-package'),
+      entry('0c', 'browser'),
+      entry('0d', 'browser', { revoked_at: at(-1) }),
+      entry('0e', 'browser', { expires_at: at(-3) }),
+    ]);
+    renderWithProviders(<UserKeysSection callsign="Ranger1" />);
+    expect(await screen.findByText('TAK enrollment, device ANDROID-42, 3 May')).toBeInTheDocument();
+    expect(screen.getByText('TAK package key, downloaded 3 May')).toBeInTheDocument();
+    expect(screen.getAllByRole('button', { name: /^Revoke / })).toHaveLength(3);
+    expect(screen.getByText('2 revoked or expired keys')).toBeInTheDocument();
+  });
+
+  it('revokes a key only after saying what stops working', async () => {
+    const calls = fakeKeys([entry('0b', 'tak-package'), entry('0c', 'browser')]);
+    const user = userEvent.setup();
+    renderWithProviders(<UserKeysSection callsign="Ranger1" />);
+    const rows = await screen.findAllByRole('listitem');
+    await user.click(within(rows[0]!).getByRole('button', { name: /^Revoke TAK package key/ }));
+    const confirm = screen.getByRole('group', { name: 'Revoke this key?' });
+    expect(confirm).toHaveTextContent('can no longer connect to the TAK server');
+    await user.click(within(confirm).getByRole('button', { name: 'Keep the key' }));
+    expect(calls).toEqual([]);
+
+    await user.click(within(rows[0]!).getByRole('button', { name: /^Revoke TAK package key/ }));
+    await user.click(screen.getByRole('button', { name: 'Revoke key' }));
+    expect(await screen.findByText('1 revoked or expired key')).toBeInTheDocument();
+    expect(calls).toEqual(['revoke Ranger1 0b']);
+  });
+
+  it('makes a renewal code and shows it as a code, a link and a QR code', async () => {
+    const calls = fakeKeys([entry('0c', 'browser', { expires_at: at(-10) })]);
+    const user = userEvent.setup();
+    renderWithProviders(<UserKeysSection callsign="Ranger1" />);
+    expect(await screen.findByText('No key of this member works right now.')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Make a renewal code' }));
+    expect(await screen.findByText('RENEW234')).toBeInTheDocument();
+    expect(screen.getByText('https://localhost:3000/login?code=RENEW234')).toBeInTheDocument();
+    expect(
+      screen.getByRole('img', { name: 'QR code of the renewal link for Ranger1' }),
+    ).toBeInTheDocument();
+    expect(screen.getByText(/^Works once, until/)).toBeInTheDocument();
+    expect(calls).toEqual(['renewal Ranger1']);
+  });
+});

@@ -1,0 +1,88 @@
+import { screen } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { apiPaths, type TakReadinessResponse } from '@callsign/contract';
+import { renderWithProviders } from '../../../../test/render';
+import { listenWithMockApi, server } from '../../../../test/server';
+import { TakReadinessCard } from './tak-readiness';
+
+listenWithMockApi();
+
+const FACTS: TakReadinessResponse = {
+  tak: { host: 'tak.example.org', port: 8089 },
+  truststore: {
+    source: 'portal-ca',
+    file: null,
+    certificates: [
+      {
+        subject: 'CN=Example Issuing CA',
+        issuer: 'CN=Example Root CA',
+        not_after: '2031-01-01T00:00:00.000Z',
+        expired: false,
+      },
+      {
+        subject: 'CN=Example Root CA',
+        issuer: 'CN=Example Root CA',
+        not_after: '2025-01-01T00:00:00.000Z',
+        expired: true,
+      },
+    ],
+    error: null,
+  },
+  crl: {
+    number: '1795529541964',
+    this_update: '2026-11-22T10:00:00.000Z',
+    next_update: '2026-12-06T10:00:00.000Z',
+    age_seconds: 3 * 3600 + 120,
+    url: 'http://portal.example.org/ca/crl.pem',
+  },
+  check_command: 'npm run --silent portal -- tak-check --host tak.example.org --port 8089',
+};
+
+function serve(facts: TakReadinessResponse) {
+  server.use(http.get(apiPaths.takReadiness, () => HttpResponse.json(facts)));
+}
+
+describe('the TAK readiness card', () => {
+  it('shows the TAK server, the truststore, the CRL and the check command', async () => {
+    serve(FACTS);
+    renderWithProviders(<TakReadinessCard />);
+    expect(await screen.findByText('tak.example.org:8089')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'TAK Server readiness' })).toBeInTheDocument();
+    expect(screen.getByText("The portal's CA chain")).toBeInTheDocument();
+    expect(screen.getByText('CN=Example Issuing CA')).toBeInTheDocument();
+    expect(screen.getByText(/^expires /)).toBeInTheDocument();
+    expect(screen.getByText(/^expired /)).toHaveClass('text-red-800');
+    expect(screen.getByText('1795529541964')).toBeInTheDocument();
+    expect(screen.getByText('3 hours')).toBeInTheDocument();
+    expect(screen.getByText('http://portal.example.org/ca/crl.pem')).toBeInTheDocument();
+    expect(screen.getByText(FACTS.check_command)).toBeInTheDocument();
+  });
+
+  it('names the truststore file and says when it cannot be read', async () => {
+    serve({
+      ...FACTS,
+      truststore: {
+        source: 'file',
+        file: '/etc/tak/ca.pem',
+        certificates: [],
+        error: "ENOENT: no such file or directory, open '/etc/tak/ca.pem'",
+      },
+    });
+    renderWithProviders(<TakReadinessCard />);
+    expect(await screen.findByText('The file /etc/tak/ca.pem')).toBeInTheDocument();
+    expect(screen.getByRole('alert')).toHaveTextContent(
+      'The truststore cannot be read: ENOENT: no such file or directory',
+    );
+  });
+
+  it('speaks Finnish', async () => {
+    serve(FACTS);
+    renderWithProviders(<TakReadinessCard />, { language: 'fi' });
+    expect(
+      await screen.findByRole('heading', { name: 'TAK-palvelimen valmius' }),
+    ).toBeInTheDocument();
+    expect(await screen.findByText('3 tuntia')).toBeInTheDocument();
+    expect(screen.getByText('Tarkista TAK-palvelin')).toBeInTheDocument();
+  });
+});

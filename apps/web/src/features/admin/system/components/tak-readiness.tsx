@@ -1,0 +1,93 @@
+import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Card } from '../../../../components/card';
+import { formatAge, formatDate, formatDateTime } from '../../../../lib/format';
+import { takReadinessQueryOptions } from '../api/tak-readiness';
+import { QueryState } from '../../shared/components/query-state';
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <>
+      <dt className="font-semibold text-stone-700">{label}</dt>
+      <dd className="mb-2 break-words">{children}</dd>
+    </>
+  );
+}
+
+/**
+ * The admin home's TAK readiness: the TAK server the packages point at, the truststore they
+ * carry, the CRL a TAK Server loads, and the tak-check command for what only a connection shows.
+ */
+export function TakReadinessCard() {
+  const { t, i18n } = useTranslation();
+  const language = i18n.resolvedLanguage;
+  const readiness = useQuery(takReadinessQueryOptions());
+  const facts = readiness.data;
+  return (
+    <Card title={t('admin.readiness.title')}>
+      <p className="mt-2 text-stone-700">{t('admin.readiness.intro')}</p>
+      <div className="mt-3">
+        <QueryState isPending={readiness.isPending} error={readiness.error} />
+      </div>
+      {facts !== undefined && (
+        <dl className="mt-3">
+          <Fact label={t('admin.readiness.server')}>
+            <span className="font-mono">
+              {facts.tak.host}:{facts.tak.port}
+            </span>
+          </Fact>
+          <Fact label={t('admin.readiness.truststore')}>
+            {facts.truststore.source === 'file'
+              ? t('admin.readiness.source_file', { file: facts.truststore.file ?? '' })
+              : t('admin.readiness.source_portal')}
+            {facts.truststore.error !== null && (
+              <span role="alert" className="mt-1 block rounded-md bg-red-50 p-2 text-red-800">
+                {t('admin.readiness.truststore_error', { error: facts.truststore.error })}
+              </span>
+            )}
+            <ul className="mt-1 flex flex-col gap-1 text-sm">
+              {facts.truststore.certificates.map((certificate) => (
+                <li key={`${certificate.subject} ${certificate.not_after}`}>
+                  <span className="font-mono break-all">{certificate.subject}</span>{' '}
+                  <span
+                    className={
+                      certificate.expired ? 'font-semibold text-red-800' : 'text-stone-600'
+                    }
+                  >
+                    {t(
+                      certificate.expired ? 'admin.readiness.expired' : 'admin.readiness.expires',
+                      {
+                        date: formatDate(certificate.not_after, language),
+                      },
+                    )}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          </Fact>
+          <Fact label={t('admin.readiness.crl')}>
+            <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+              <dt className="text-stone-600">{t('admin.readiness.crl_number')}</dt>
+              <dd className="font-mono break-all">{facts.crl.number}</dd>
+              <dt className="text-stone-600">{t('admin.readiness.crl_this_update')}</dt>
+              <dd>{formatDateTime(facts.crl.this_update, language)}</dd>
+              <dt className="text-stone-600">{t('admin.readiness.crl_next_update')}</dt>
+              <dd>{formatDateTime(facts.crl.next_update, language)}</dd>
+              <dt className="text-stone-600">{t('admin.readiness.crl_age')}</dt>
+              <dd>{formatAge(facts.crl.age_seconds, language)}</dd>
+              <dt className="text-stone-600">{t('admin.readiness.crl_url')}</dt>
+              <dd className="font-mono break-all">{facts.crl.url}</dd>
+            </dl>
+          </Fact>
+          <Fact label={t('admin.readiness.check')}>
+            <span className="block text-stone-700">{t('admin.readiness.check_text')}</span>
+            <code className="mt-1 block rounded-md bg-stone-100 p-2 font-mono text-sm break-all">
+              {facts.check_command}
+            </code>
+          </Fact>
+        </dl>
+      )}
+    </Card>
+  );
+}
