@@ -1,23 +1,32 @@
 // The portal's performance figures (issue 9). Run through `bash bench/run.sh [--quick]
-// [--only=issuance,api,web,growth,isolation,bulk,enroll,burst] [--record]`; see bench/README.md.
+// [--only=issuance,api,web,growth,isolation,bulk,enroll,burst,connections] [--record]`; see bench/README.md.
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { benchDir, importServer, loadAverage, repoDir, run, serverDist } from './lib/common.mjs';
-import { issuanceSection } from './sections/issuance.mjs';
-import { apiSection } from './sections/api.mjs';
-import { webSection } from './sections/web.mjs';
-import { growthSection } from './sections/growth.mjs';
-import { isolationSection } from './sections/isolation.mjs';
-import { bulkSection } from './sections/bulk.mjs';
-import { enrollSection } from './sections/enroll.mjs';
-import { burstSection } from './sections/burst.mjs';
+
+/**
+ * Each section's module, imported only when it runs: a section that needs none of bench/'s own
+ * packages (autocannon, lighthouse) then runs without them.
+ * @type {Record<string, () => Promise<(context: { quick: boolean, workDir: string, log: (line: string) => void }) => Promise<{ markdown: string, results: unknown }>>>}
+ */
+const sectionRunners = {
+  issuance: async () => (await import('./sections/issuance.mjs')).issuanceSection,
+  api: async () => (await import('./sections/api.mjs')).apiSection,
+  web: async () => (await import('./sections/web.mjs')).webSection,
+  growth: async () => (await import('./sections/growth.mjs')).growthSection,
+  isolation: async () => (await import('./sections/isolation.mjs')).isolationSection,
+  bulk: async () => (await import('./sections/bulk.mjs')).bulkSection,
+  enroll: async () => (await import('./sections/enroll.mjs')).enrollSection,
+  burst: async () => (await import('./sections/burst.mjs')).burstSection,
+  connections: async () => (await import('./sections/connections.mjs')).connectionsSection,
+};
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const record = args.includes('--record');
 const onlyArg = args.find((a) => a.startsWith('--only='));
-const sections = ['issuance', 'api', 'web', 'growth', 'isolation', 'bulk', 'enroll', 'burst'];
+const sections = Object.keys(sectionRunners);
 const only = onlyArg ? onlyArg.slice('--only='.length).split(',') : sections;
 for (const name of only) {
   if (!sections.includes(name)) {
@@ -86,22 +95,8 @@ try {
     log(`== ${name} (load ${loadAverage()})`);
     const begin = performance.now();
     try {
-      const section =
-        name === 'issuance'
-          ? await issuanceSection(context)
-          : name === 'api'
-            ? await apiSection(context)
-            : name === 'web'
-              ? await webSection(context)
-              : name === 'growth'
-                ? await growthSection(context)
-                : name === 'isolation'
-                  ? await isolationSection(context)
-                  : name === 'enroll'
-                    ? await enrollSection(context)
-                    : name === 'bulk'
-                      ? await bulkSection(context)
-                      : await burstSection(context);
+      const runSection = await sectionRunners[name]();
+      const section = await runSection(context);
       parts.push(section.markdown);
       json[name] = section.results;
     } catch (error) {

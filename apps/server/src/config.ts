@@ -197,6 +197,7 @@ const environmentSchema = z.object({
   PORTAL_RATE_LIMIT_FAILURES: positiveInt(100_000).default(10),
   PORTAL_BODY_LIMIT_BYTES: positiveInt(10 * 1024 * 1024).default(64 * 1024),
   PORTAL_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
+  PORTAL_MAX_UNPROVEN_PER_ADDRESS: positiveInt(1_000_000).optional(),
   PORTAL_LOG_LEVEL: logLevel.default('info'),
   PORTAL_METRICS_ADDRESS: metricsAddress,
 });
@@ -285,6 +286,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Most connections open at once on the listener; the next is closed at accept. */
   maxConnections: number;
+  /** Most connections of one address before their TLS handshake and first request are done. */
+  maxUnprovenPerAddress: number;
   logLevel: z.infer<typeof logLevel>;
   /** The Prometheus listener (`PORTAL_METRICS_ADDRESS`); undefined: no metrics listener. */
   metricsAddress: ListenAddress | undefined;
@@ -444,6 +447,14 @@ export function loadConfig(
       `Invalid configuration:\n  PORTAL_KEY_POOL_LOW_WATER: must be less than PORTAL_KEY_POOL_SIZE (${keyPoolSize})`,
     );
   }
+  const maxUnprovenPerAddress =
+    settings.PORTAL_MAX_UNPROVEN_PER_ADDRESS ??
+    Math.max(1, Math.floor(settings.PORTAL_MAX_CONNECTIONS / 4));
+  if (maxUnprovenPerAddress > settings.PORTAL_MAX_CONNECTIONS) {
+    throw new ConfigError(
+      `Invalid configuration:\n  PORTAL_MAX_UNPROVEN_PER_ADDRESS: must be at most PORTAL_MAX_CONNECTIONS (${settings.PORTAL_MAX_CONNECTIONS})`,
+    );
+  }
   const cwd = options.cwd ?? process.cwd();
   const takEnroll = takEnrollConfig(settings, tlsMode, cwd);
   const host = settings.PORTAL_HOST;
@@ -523,6 +534,7 @@ export function loadConfig(
     rateLimitFailuresPerMinute: settings.PORTAL_RATE_LIMIT_FAILURES,
     bodyLimitBytes: settings.PORTAL_BODY_LIMIT_BYTES,
     maxConnections: settings.PORTAL_MAX_CONNECTIONS,
+    maxUnprovenPerAddress,
     logLevel: settings.PORTAL_LOG_LEVEL,
     metricsAddress: settings.PORTAL_METRICS_ADDRESS,
     version: options.version ?? '0.0.0',

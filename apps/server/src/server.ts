@@ -10,6 +10,7 @@ import { startMetricsListener, type MetricsListener } from './metrics/listener.j
 import type { ScrapeProbes } from './metrics/portal-metrics.js';
 import { countEnrollmentsByState } from './modules/enrollment/service.js';
 import { createDualFaceServer, type PortalListener } from './tls/dual-face-server.js';
+import type { ConnectionLimits } from './tls/connection-share.js';
 import { loadServerCredentials } from './tls/server-credentials.js';
 import { createTakEnrollServer } from './tls/tak-enroll-server.js';
 
@@ -25,6 +26,14 @@ export interface RunningPortal {
   metrics: MetricsListener | undefined;
   /** Stops accepting, finishes what is in flight, closes the database. */
   close(): Promise<void>;
+}
+
+/** What every listener of the portal admits (tls/connection-share.ts). */
+function connectionLimitsOf(config: Config): ConnectionLimits {
+  return {
+    maxConnections: config.maxConnections,
+    maxUnprovenPerAddress: config.maxUnprovenPerAddress,
+  };
 }
 
 /** One TLS listener for both faces, with the configured or the portal-issued certificate. */
@@ -44,7 +53,7 @@ async function builtinTlsListener(portal: Portal, app: FastifyInstance): Promise
     clientCaPem: [portal.ca.issuingCertificatePem, portal.ca.rootCertificatePem],
     mtlsHost: config.mtlsHost,
     httpsOrigin: config.publicOrigin,
-    maxConnections: config.maxConnections,
+    connectionLimits: connectionLimitsOf(config),
     handler: (request, response) => {
       app.routing(request, response);
     },
@@ -88,7 +97,7 @@ async function takEnrollListener(portal: Portal, app: FastifyInstance): Promise<
     app.routing(request, response);
   };
   if (config.tlsMode === 'proxy') {
-    return createPlainListener(handler, { maxConnections: config.maxConnections });
+    return createPlainListener(handler, connectionLimitsOf(config));
   }
   const credentials = await loadServerCredentials(
     {
@@ -100,7 +109,11 @@ async function takEnrollListener(portal: Portal, app: FastifyInstance): Promise<
     },
     portal.certificates,
   );
-  return createTakEnrollServer({ credentials, handler, maxConnections: config.maxConnections });
+  return createTakEnrollServer({
+    credentials,
+    handler,
+    connectionLimits: connectionLimitsOf(config),
+  });
 }
 
 async function listenOn(server: PortalListener, port: number, address: string): Promise<number> {
@@ -126,12 +139,9 @@ export async function startPortal(
     await app.ready();
     const server =
       config.tlsMode === 'proxy'
-        ? createPlainListener(
-            (request, response) => {
-              app.routing(request, response);
-            },
-            { maxConnections: config.maxConnections },
-          )
+        ? createPlainListener((request, response) => {
+            app.routing(request, response);
+          }, connectionLimitsOf(config))
         : await builtinTlsListener(portal, app);
     const port = await listenOn(server, config.port, config.listenAddress);
     opened.unshift(server);

@@ -1,18 +1,24 @@
 import http, { type RequestListener } from 'node:http';
+import { createConnectionShare, type ConnectionLimits } from '../tls/connection-share.js';
 import { closeGracefully, type PortalListener } from '../tls/dual-face-server.js';
 
 /**
  * PORTAL_TLS_MODE=proxy: plain HTTP on a loopback or private address, for the reverse proxy that
  * terminates TLS for both faces (docs/api.md). The face comes from the Host header the proxy
- * passes on, the client certificate from its headers (tls/request-faces.ts). At most
- * `maxConnections` are open at once (`PORTAL_MAX_CONNECTIONS`); absent: no cap.
+ * passes on, the client certificate from its headers (tls/request-faces.ts). Which connections
+ * are kept is the same rule as the TLS listener's (tls/connection-share.ts).
  */
 export function createPlainListener(
   handler: RequestListener,
-  options: { maxConnections?: number } = {},
+  connectionLimits: ConnectionLimits = {},
 ): PortalListener {
   const server = http.createServer(handler);
-  if (options.maxConnections !== undefined) server.maxConnections = options.maxConnections;
+  const share = createConnectionShare(connectionLimits);
+  share.watch(server);
+  // Before the HTTP server sets the connection up: a connection refused here is never read.
+  server.prependListener('connection', (socket) => {
+    share.admit(socket);
+  });
   return {
     listener: server,
     listen(port, host) {

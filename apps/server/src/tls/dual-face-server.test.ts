@@ -61,8 +61,8 @@ async function start(
   return { server, port: (server.listener.address() as net.AddressInfo).port };
 }
 
-function connect(port: number): net.Socket {
-  const socket = net.connect(port, '127.0.0.1');
+function connect(port: number, localAddress = '127.0.0.1'): net.Socket {
+  const socket = net.connect({ port, host: '127.0.0.1', localAddress });
   socket.setNoDelay(true);
   socket.on('error', () => undefined);
   clients.push(socket);
@@ -142,11 +142,17 @@ function openConnections(server: DualFaceServer): Promise<number> {
 }
 
 /** An HTTPS GET over a fresh connection naming `servername`; the handler's answer. */
-function httpsGet(port: number, servername: string, agent?: https.Agent): Promise<string> {
+function httpsGet(
+  port: number,
+  servername: string,
+  agent?: https.Agent,
+  localAddress = '127.0.0.1',
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const request = https.get(
       {
         host: '127.0.0.1',
+        localAddress,
         port,
         path: '/probe',
         servername,
@@ -262,31 +268,78 @@ describe('the TLS listener', () => {
     }
   });
 
-  it('refuses connection N+1 while N are open, and takes one again after one closes', async () => {
+  it('refuses connection N+1 while N are open and none is idle, and takes one again after one closes', async () => {
     const maxConnections = 3;
-    const { server, port } = await start({ maxConnections });
-    // Two connections that have not said hello yet, one finished TLS handshake kept alive.
-    const idle = [connect(port), connect(port)];
+    const { server, port } = await start({ connectionLimits: { maxConnections } });
+    const held = [connect(port), connect(port), connect(port)];
+    await waitFor(async () => (await openConnections(server)) === maxConnections);
+
+    expect(await closedWithin(connect(port), 2_000)).toBe(true);
+    held[0]?.destroy();
+    await waitFor(async () => (await openConnections(server)) === maxConnections - 1);
+    expect(await httpsGet(port, MTLS_HOST)).toBe('mtls GET /probe');
+    expect(held.slice(1).every((socket) => !socket.destroyed)).toBe(true);
+  });
+
+  it('makes room by closing an idle kept-alive connection, never one with a request in flight', async () => {
+    let release: () => void = () => undefined;
+    const { server, port } = await start({
+      connectionLimits: { maxConnections: 2 },
+      handler: (request, response) => {
+        if (request.url === '/hold') release = () => response.end('held');
+        else response.end('probe');
+      },
+    });
     const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      expect(await httpsGet(port, 'portal.test', agent)).toBe('public GET /probe');
-      await waitFor(async () => (await openConnections(server)) === maxConnections);
+      const held = new Promise<net.Socket>((resolve) => {
+        const request = https.get(
+          { host: '127.0.0.1', port, path: '/hold', rejectUnauthorized: false, agent },
+          (response) => {
+            response.resume();
+            response.on('end', () => {
+              resolve(request.socket as net.Socket);
+            });
+          },
+        );
+        request.on('error', () => undefined);
+      });
+      const unproven = connect(port);
+      await waitFor(async () => (await openConnections(server)) === 2);
 
-      const refused = connect(port);
-      expect(await closedWithin(refused, 2_000)).toBe(true);
-
-      // Closing the TLS connection frees its place: the count follows the handed-over socket.
-      agent.destroy();
-      await waitFor(async () => (await openConnections(server)) === maxConnections - 1);
-      expect(await httpsGet(port, MTLS_HOST)).toBe('mtls GET /probe');
-
-      const second = connect(port);
-      await waitFor(async () => (await openConnections(server)) === maxConnections);
+      // One busy, one unproven: nothing to close, so the newcomer is refused.
       expect(await closedWithin(connect(port), 2_000)).toBe(true);
-      second.destroy();
-      await waitFor(async () => (await openConnections(server)) === maxConnections - 1);
-      expect(await httpsGet(port, 'portal.test')).toBe('public GET /probe');
-      expect(idle.every((socket) => !socket.destroyed)).toBe(true);
+
+      release();
+      const kept = await held;
+      expect(await httpsGet(port, 'portal.test')).toBe('probe');
+      expect(await closedWithin(kept, 2_000)).toBe(true);
+      expect(unproven.destroyed).toBe(false);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it("bounds each address's unproven connections, not its proven ones", async () => {
+    const { server, port } = await start({
+      connectionLimits: { maxConnections: 10, maxUnprovenPerAddress: 2 },
+    });
+    const other = '127.0.0.2';
+    const silent = [connect(port, other), connect(port, other)];
+    await waitFor(async () => (await openConnections(server)) === 2);
+    expect(await closedWithin(connect(port, other), 2_000)).toBe(true);
+    // Another address has a share of its own.
+    expect(await httpsGet(port, 'portal.test')).toBe('public GET /probe');
+
+    // A request proves a connection: its place in the share is free again.
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      silent[0]?.destroy();
+      await waitFor(async () => (await openConnections(server)) === 1);
+      expect(await httpsGet(port, 'portal.test', agent, other)).toBe('public GET /probe');
+      const third = connect(port, other);
+      await waitFor(async () => (await openConnections(server)) === 3);
+      expect(third.destroyed).toBe(false);
     } finally {
       agent.destroy();
     }

@@ -3,6 +3,7 @@ import type { RequestListener } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { markMtlsSocket } from './faces.js';
 import { DEFAULT_CLIENT_HELLO_LIMITS, type ClientHelloLimits } from './client-hello.js';
+import type { ConnectionLimits } from './connection-share.js';
 import { createHelloGatedListener } from './hello-gate.js';
 import type { PortalListener } from './listener.js';
 import { createPlainHttpServer } from './plain-http.js';
@@ -26,8 +27,8 @@ export interface DualFaceServerOptions {
   /** From accept to a whole ClientHello (absolute); default `DEFAULT_HELLO_TIMEOUT_MS`. */
   helloTimeoutMs?: number;
   helloLimits?: ClientHelloLimits;
-  /** Most connections open at once (`PORTAL_MAX_CONNECTIONS`); absent: no cap. */
-  maxConnections?: number;
+  /** `PORTAL_MAX_CONNECTIONS` and `PORTAL_MAX_UNPROVEN_PER_ADDRESS`; absent: no limits. */
+  connectionLimits?: ConnectionLimits;
 }
 
 export { closeGracefully, type PortalListener } from './listener.js';
@@ -74,7 +75,7 @@ export function createDualFaceServer(options: DualFaceServerOptions): DualFaceSe
   return createHelloGatedListener({
     helloTimeoutMs,
     helloLimits,
-    maxConnections: options.maxConnections,
+    connectionLimits: options.connectionLimits,
     innerServers: [publicServer, mtlsServer, plainServer],
     route: (words) => {
       if (words.kind === 'not-tls') return plainServer;

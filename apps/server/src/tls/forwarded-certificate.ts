@@ -6,6 +6,7 @@ import {
   type CertificateLookup,
   type ClientCertificateResult,
 } from './client-certificate.js';
+import { plainAddress } from './peer-address.js';
 
 /**
  * Behind a reverse proxy (docs/api.md, PORTAL_TLS_MODE=proxy) the proxy terminates TLS and
@@ -23,12 +24,6 @@ export const CLIENT_CERT_HEADER = 'x-ssl-client-cert';
 export const CLIENT_VERIFY_HEADER = 'x-ssl-client-verify';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
-
-/** An IPv4 peer on a dual-stack socket shows as `::ffff:a.b.c.d`; match it as IPv4. */
-function plainAddress(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped?.[1] ?? address;
-}
 
 /** `PORTAL_TRUSTED_PROXIES` (addresses and CIDR ranges) as a test of a peer address. */
 export function trustedProxyMatcher(entries: readonly string[]): (address: string) => boolean {

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import net from 'node:net';
 import { ClientHelloReader, type ClientHelloLimits } from './client-hello.js';
+import { createConnectionShare, type ConnectionLimits } from './connection-share.js';
 import { closeGracefully, type PortalListener } from './listener.js';
 
 /** What a connection said before any TLS is spoken: its hello's server name, or not TLS at all. */
@@ -10,8 +11,8 @@ export interface HelloGateOptions {
   /** From accept to a whole ClientHello (absolute), and as long again for the handshake. */
   helloTimeoutMs: number;
   helloLimits: ClientHelloLimits;
-  /** Most connections open at once; absent: no cap. */
-  maxConnections?: number | undefined;
+  /** The pool of connections and each address's share of it (connection-share.ts). */
+  connectionLimits?: ConnectionLimits | undefined;
   /** The servers `route` hands connections to; they never listen themselves. */
   innerServers: readonly Server[];
   /** The server a connection goes to, or undefined to hang up. */
@@ -23,14 +24,17 @@ export interface HelloGateOptions {
  * one of `innerServers`, and bounds what a connection may cost before it has said who it is: the
  * hello is read incrementally within `helloLimits` and must be whole within `helloTimeoutMs` of
  * accept (an absolute deadline, not an idle one); the TLS handshake after it has as long again
- * (the inner server's handshake timer). At most `maxConnections` are open at once; the next is
- * closed at accept until one ends.
+ * (the inner server's handshake timer). Which connections are kept at all is the connection
+ * share's rule (connection-share.ts), applied at accept.
  */
 export function createHelloGatedListener(options: HelloGateOptions): PortalListener {
   const { helloTimeoutMs, helloLimits, innerServers } = options;
   /** Connections whose hello is still awaited: cut at close without waiting for the deadline. */
   const awaitingHello = new Set<net.Socket>();
+  const share = createConnectionShare(options.connectionLimits ?? {});
+  for (const server of innerServers) share.watch(server);
   const listener = net.createServer((socket) => {
+    if (!share.admit(socket)) return;
     const reader = new ClientHelloReader(helloLimits);
     const received: Buffer[] = [];
     awaitingHello.add(socket);
@@ -61,7 +65,6 @@ export function createHelloGatedListener(options: HelloGateOptions): PortalListe
     }
     socket.on('data', onData);
   });
-  if (options.maxConnections !== undefined) listener.maxConnections = options.maxConnections;
 
   return {
     listener,

@@ -6,6 +6,7 @@ import {
   secureDefaults,
   type TlsCredentials,
 } from './dual-face-server.js';
+import type { ConnectionLimits } from './connection-share.js';
 import { createHelloGatedListener } from './hello-gate.js';
 import type { PortalListener } from './listener.js';
 
@@ -16,8 +17,8 @@ export interface TakEnrollServerOptions {
   handler: RequestListener;
   helloTimeoutMs?: number;
   helloLimits?: ClientHelloLimits;
-  /** Most connections open at once (`PORTAL_MAX_CONNECTIONS`); absent: no cap. */
-  maxConnections?: number;
+  /** `PORTAL_MAX_CONNECTIONS` and `PORTAL_MAX_UNPROVEN_PER_ADDRESS`; absent: no limits. */
+  connectionLimits?: ConnectionLimits;
 }
 
 /**
@@ -34,7 +35,7 @@ export function createTakEnrollServer(options: TakEnrollServerOptions): PortalLi
   return createHelloGatedListener({
     helloTimeoutMs,
     helloLimits: options.helloLimits ?? DEFAULT_CLIENT_HELLO_LIMITS,
-    maxConnections: options.maxConnections,
+    connectionLimits: options.connectionLimits,
     innerServers: [server],
     route: (words) => (words.kind === 'hello' ? server : undefined),
   });
