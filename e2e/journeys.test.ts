@@ -142,6 +142,12 @@ describe('journeys in the browser', () => {
     // The page polls every 5 seconds and moves on by itself once approved.
     await page.waitForURL('**/login/createmtls', { timeout: 20_000 });
     const pfx = await downloadKey(page, 'Ranger3');
+    // A shared phone: the member signs out, and the next person finds no session to use.
+    await page.getByRole('button', { name: 'Sign out on this device' }).click();
+    await page.waitForURL('**/login');
+    expect(await page.evaluate(() => localStorage.getItem('token'))).toBeNull();
+    await page.goto(`${service.origin}/login/createmtls`);
+    await page.waitForURL('**/login');
     await context.close();
 
     const home = await openWithKey(pfx, 'Ranger3');

@@ -32,7 +32,7 @@ import { registerAuthRoutes } from './modules/auth/routes.js';
 import { registerCaRoutes } from './modules/certificates/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
 import { registerEnrollmentRoutes } from './modules/enrollment/routes.js';
-import { enrollmentTokenPolicy } from './modules/enrollment/token-policy.js';
+import { enrollmentKeyPolicy, enrollmentTokenPolicy } from './modules/enrollment/token-policy.js';
 import { registerFirstuserRoutes } from './modules/firstuser/routes.js';
 import { registerInstructionsRoutes } from './modules/instructions/routes.js';
 import { registerInvitesRoutes } from './modules/invites/routes.js';
@@ -139,6 +139,11 @@ export async function buildApp(
     portal.tokens,
     portal.members,
     enrollmentTokenPolicy(portal.database.db, config.enrollmentGraceMs, now),
+    enrollmentKeyPolicy(
+      (callsign) => portal.certificates.firstKeyIssuedAt(callsign),
+      config.mtlsOrigin,
+      now,
+    ),
   );
   // Before any route: they check each route's declaration as it is registered.
   registerAccessControl(app, auth);

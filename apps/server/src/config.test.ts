@@ -152,7 +152,28 @@ describe('loadConfig', () => {
     expect(config.deployment).toBe('alpha-unit');
   });
 
+  it('reserves the built-in callsigns, plus PORTAL_RESERVED_CALLSIGNS, lower-cased', () => {
+    expect(loadConfig({}, { cwd }).reservedCallsigns).toEqual([
+      'admin',
+      'administrator',
+      'webadmin',
+      'takserver',
+      'tak',
+      'root',
+      'system',
+      'anonymous',
+      'anon',
+      'nobody',
+    ]);
+    const config = loadConfig({ PORTAL_RESERVED_CALLSIGNS: 'Ops1, HQstaff,,ROOT' }, { cwd });
+    expect(config.reservedCallsigns).toContain('ops1');
+    expect(config.reservedCallsigns).toContain('hqstaff');
+    expect(config.reservedCallsigns.filter((name) => name === 'root')).toHaveLength(1);
+  });
+
   it.each([
+    ['PORTAL_RESERVED_CALLSIGNS', 'ops-1'],
+    ['PORTAL_RESERVED_CALLSIGNS', 'Ops1,hq'],
     ['PORTAL_PORT', 'eighty'],
     ['PORTAL_PORT', '70000'],
     ['PORTAL_HOST', 'not a host!'],

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { callsignSchema, RESERVED_CALLSIGNS } from '@callsign/contract';
 import { KEY_ALGORITHMS, type KeyAlgorithm } from './ca/key-pair.js';
 
 /**
@@ -47,14 +48,19 @@ const optionalText = z
   .transform((value) => (value === '' ? undefined : value))
   .optional();
 
+/** The entries of a list separated by commas or white space. */
+function listEntries(value: string): string[] {
+  return value
+    .split(/[\s,]+/)
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
+
 const addressList = z
   .string()
   .default('')
   .transform((value, ctx) => {
-    const entries = value
-      .split(/[\s,]+/)
-      .map((entry) => entry.trim())
-      .filter((entry) => entry !== '');
+    const entries = listEntries(value);
     for (const entry of entries) {
       const [address = '', bits] = entry.split('/');
       const version = isIP(address);
@@ -69,6 +75,26 @@ const addressList = z
       }
     }
     return entries;
+  });
+
+/**
+ * The callsigns nobody may take (product.md §2): the built-in names and the operator's
+ * (comma-separated), lower-cased. An entry that is no callsign could never match: refused.
+ */
+const reservedCallsigns = z
+  .string()
+  .default('')
+  .transform((value, ctx) => {
+    const extra = listEntries(value);
+    for (const entry of extra) {
+      if (!callsignSchema.safeParse(entry).success) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${entry}" is not a callsign (3 to 30 letters and digits)`,
+        });
+      }
+    }
+    return [...new Set([...RESERVED_CALLSIGNS, ...extra].map((name) => name.toLowerCase()))];
   });
 
 const databaseUrl = z
@@ -194,6 +220,7 @@ const environmentSchema = z.object({
   PORTAL_FIRST_ADMIN_TOKEN_MINUTES: positiveInt(24 * 60).default(15),
   PORTAL_MEMBER_TOKEN_HOURS: positiveInt(24 * 30).default(24),
   PORTAL_ENROLLMENT_GRACE_DAYS: positiveInt(365).default(7),
+  PORTAL_RESERVED_CALLSIGNS: reservedCallsigns,
   PORTAL_RATE_LIMIT_FAILURES: positiveInt(100_000).default(10),
   PORTAL_BODY_LIMIT_BYTES: positiveInt(10 * 1024 * 1024).default(64 * 1024),
   PORTAL_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
@@ -282,6 +309,8 @@ export interface Config {
   firstAdminTokenTtlMs: number;
   memberTokenTtlMs: number;
   enrollmentGraceMs: number;
+  /** Callsigns nobody may take, lower-cased: the built-in ones and `PORTAL_RESERVED_CALLSIGNS`. */
+  reservedCallsigns: readonly string[];
   rateLimitFailuresPerMinute: number;
   bodyLimitBytes: number;
   /** Most connections open at once on the listener; the next is closed at accept. */
@@ -531,6 +560,7 @@ export function loadConfig(
     firstAdminTokenTtlMs: settings.PORTAL_FIRST_ADMIN_TOKEN_MINUTES * MINUTE,
     memberTokenTtlMs: settings.PORTAL_MEMBER_TOKEN_HOURS * HOUR,
     enrollmentGraceMs: settings.PORTAL_ENROLLMENT_GRACE_DAYS * DAY,
+    reservedCallsigns: settings.PORTAL_RESERVED_CALLSIGNS,
     rateLimitFailuresPerMinute: settings.PORTAL_RATE_LIMIT_FAILURES,
     bodyLimitBytes: settings.PORTAL_BODY_LIMIT_BYTES,
     maxConnections: settings.PORTAL_MAX_CONNECTIONS,

@@ -23,5 +23,22 @@ export const CALLSIGN_MIN_LENGTH = 3;
 export const CALLSIGN_MAX_LENGTH = 30;
 export const CALLSIGN_PATTERN = /^[A-Za-z0-9]+$/;
 
+/**
+ * Names a TAK Server or this portal uses for itself: nobody takes them as a callsign, in any case
+ * (an operator adds more with PORTAL_RESERVED_CALLSIGNS).
+ */
+export const RESERVED_CALLSIGNS = [
+  'admin',
+  'administrator',
+  'webadmin',
+  'takserver',
+  'tak',
+  'root',
+  'system',
+  'anonymous',
+  'anon',
+  'nobody',
+] as const;
+
 export const ACCEPTANCE_POLL_INTERVAL_MS = 5000;
 export const COPIED_INDICATOR_MS = 2000;

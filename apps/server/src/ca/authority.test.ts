@@ -369,6 +369,13 @@ describe('member certificates', () => {
     await expect(
       ca.signMemberCertificate({ callsign: 'Device5', validityDays: 30, publicKey: weak }),
     ).rejects.toThrow(UnsupportedPublicKeyError);
+
+    for (const publicExponent of [3, 17, 0x10003]) {
+      const odd = generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent }).publicKey;
+      await expect(
+        ca.signMemberCertificate({ callsign: 'Device6', validityDays: 30, publicKey: odd }),
+      ).rejects.toThrow(`public exponent ${publicExponent} is not accepted (65537)`);
+    }
   });
 
   it('never outlive the issuing CA', async () => {

@@ -45,10 +45,12 @@ export class UnsupportedPublicKeyError extends Error {
 }
 
 const EC_CURVES: readonly string[] = ['prime256v1', 'secp384r1'];
+const RSA_PUBLIC_EXPONENT = 65537n;
 
 /**
  * The type of a key made elsewhere (a device's, from its CSR), when this CA signs such keys:
- * RSA of at least 2048 bits, or EC on P-256 or P-384 (docs/api.md). Anything else throws.
+ * RSA of at least 2048 bits with the public exponent 65537, or EC on P-256 or P-384
+ * (docs/api.md). Anything else throws.
  */
 export function acceptedPublicKeyType(publicKey: KeyObject): PublicKeyType {
   if (publicKey.type !== 'public') {
@@ -57,10 +59,18 @@ export function acceptedPublicKeyType(publicKey: KeyObject): PublicKeyType {
   const details = publicKey.asymmetricKeyDetails ?? {};
   const type = publicKey.asymmetricKeyType;
   if (type === 'rsa') {
-    if ((details.modulusLength ?? 0) >= 2048) return 'rsa';
-    throw new UnsupportedPublicKeyError(
-      `an RSA key of ${details.modulusLength ?? 0} bits is too short (at least 2048)`,
-    );
+    if ((details.modulusLength ?? 0) < 2048) {
+      throw new UnsupportedPublicKeyError(
+        `an RSA key of ${details.modulusLength ?? 0} bits is too short (at least 2048)`,
+      );
+    }
+    // Every common key maker uses 65537; a small one (3) is what signature forgeries feed on.
+    if (details.publicExponent !== RSA_PUBLIC_EXPONENT) {
+      throw new UnsupportedPublicKeyError(
+        `an RSA key's public exponent ${String(details.publicExponent ?? 'unknown')} is not accepted (65537)`,
+      );
+    }
+    return 'rsa';
   }
   if (type === 'ec') {
     if (EC_CURVES.includes(details.namedCurve ?? '')) return 'ec';

@@ -73,6 +73,28 @@ describe('an /api route without its declarations', () => {
     ).rejects.toThrow(/POST \/api\/v1\/test\/admin-by-token: admin-check is for the sign-in check/);
   });
 
+  it('stops the portal when a route mints without the key rule, or has the rule off member', async () => {
+    const schema = { response: { 200: answer } };
+    await expect(
+      startWith((app) =>
+        app.get(
+          '/api/v1/test/mint',
+          { config: { access: 'member', mints: true }, schema },
+          handler,
+        ),
+      ),
+    ).rejects.toThrow(/GET \/api\/v1\/test\/mint: a route that mints hands out a key/);
+    await expect(
+      startWith((app) =>
+        app.get(
+          '/api/v1/test/key',
+          { config: { access: 'any', handsOutKey: true }, schema },
+          handler,
+        ),
+      ),
+    ).rejects.toThrow(/GET \/api\/v1\/test\/key: handsOutKey is a rule of member routes/);
+  });
+
   it('stops the portal for a route a plugin registers', async () => {
     await expect(
       startWith(

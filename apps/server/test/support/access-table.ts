@@ -32,6 +32,9 @@ export function accessTable(routes: readonly ApiRoute[]): string {
     const also = [
       ...(route.failureBudget ? ['spends the failure budget'] : []),
       ...(route.mints ? ['mints a certificate'] : []),
+      ...(route.handsOutKey
+        ? ['an enrollment JWT only until 24 h after the member’s first key']
+        : []),
     ];
     return `| \`${route.method} ${path}\` | ${FACE[route.access]} | ${CREDENTIAL[route.access]} | ${also.join('; ')} |`;
   });

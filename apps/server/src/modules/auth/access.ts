@@ -6,6 +6,7 @@ import {
   resolveIdentity,
   resolveValidUser,
   type Identity,
+  type KeyTokenPolicy,
   type MemberLookup,
   type MemberRecord,
   type TokenPolicy,
@@ -67,12 +68,20 @@ export interface ApiRoute {
   mints: boolean;
   /** Spends the caller's failure budget (http/failure-budget.ts). */
   failureBudget: boolean;
+  /** Answers a key or what turns into one: the key rule of bearer tokens applies. */
+  handsOutKey: boolean;
   schema: FastifySchema;
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /**
+     * The route answers a key or what a device turns into one (a TAK enrollment code, the trust
+     * package that goes with it): a bearer token must also pass the key rule (an enrollment
+     * token stops 24 h after the member's first key). Only on `member` routes.
+     */
+    handsOutKey?: boolean;
   }
   interface FastifyRequest {
     /** Set by the access check before the handler of a route that declares its access. */
@@ -93,6 +102,7 @@ export class Authenticator {
     private readonly tokens: TokenService,
     private readonly members: MemberLookup,
     private readonly policy?: TokenPolicy,
+    private readonly keyPolicy?: KeyTokenPolicy,
   ) {}
 
   async callerFor(request: FastifyRequest, access: Access): Promise<Caller> {
@@ -109,8 +119,11 @@ export class Authenticator {
       }
       case 'any':
         return { access, identity: await this.identity(request) };
-      case 'member':
-        return { access, ...(await this.validUser(request, await this.identity(request))) };
+      case 'member': {
+        const caller = await this.validUser(request, await this.identity(request));
+        if (request.routeOptions.config.handsOutKey === true) await this.mayHaveKey(caller);
+        return { access, ...caller };
+      }
       case 'admin-check':
         return {
           access,
@@ -136,6 +149,13 @@ export class Authenticator {
     const user = await resolveValidUser(identity, this.members);
     if (user === undefined) throw new ForbiddenError('Not a valid user');
     return { ...user, actor: actorOf(user, request.ip) };
+  }
+
+  /** A key's own holder may always have another; a bearer token must pass the key rule. */
+  private async mayHaveKey({ identity }: MemberCaller): Promise<void> {
+    if (identity.type !== 'jwt' || this.keyPolicy === undefined) return;
+    const refusal = await this.keyPolicy(identity.payload);
+    if (refusal !== undefined) throw new ForbiddenError(refusal);
   }
 
   private asAdmin(caller: MemberCaller): MemberCaller {
@@ -195,6 +215,16 @@ export function registerAccessControl(app: FastifyInstance, authenticator: Authe
       problems.push(`${name}: admin-check is for the sign-in check (GET) only; use admin`);
       return;
     }
+    const mints = route.config?.mints === true;
+    const handsOutKey = route.config?.handsOutKey === true;
+    if (mints && !handsOutKey) {
+      problems.push(`${name}: a route that mints hands out a key (config.handsOutKey: true)`);
+      return;
+    }
+    if (handsOutKey && access !== 'member') {
+      problems.push(`${name}: handsOutKey is a rule of member routes (access: member)`);
+      return;
+    }
     for (const method of methods) {
       // Fastify adds a HEAD route beside each GET; the table lists the GET.
       if (method === 'HEAD') continue;
@@ -202,8 +232,9 @@ export function registerAccessControl(app: FastifyInstance, authenticator: Authe
         method,
         url: route.url,
         access,
-        mints: route.config?.mints === true,
+        mints,
         failureBudget: route.config?.failureBudget !== undefined,
+        handsOutKey,
         schema: route.schema ?? {},
       });
     }

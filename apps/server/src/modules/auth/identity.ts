@@ -39,6 +39,12 @@ export function bearerToken(request: FastifyRequest): string | undefined {
  */
 export type TokenPolicy = (claims: TokenClaims) => Promise<boolean>;
 
+/**
+ * A rule a bearer token must also meet on a route that hands out a key (`config.handsOutKey`):
+ * the refusal's detail (403), or undefined when the token may have one.
+ */
+export type KeyTokenPolicy = (claims: TokenClaims) => Promise<string | undefined>;
+
 export async function resolveIdentity(
   request: FastifyRequest,
   tokens: TokenService,

@@ -49,7 +49,11 @@ function batchAnswer(
 
 /** Bulk onboarding (admin, docs/api.md, "Onboarding a unit"): check, create, follow and void a batch of slips. */
 export function registerBulkRoutes(app: FastifyInstance, context: RouteContext): void {
-  const bulk = new BulkService(context.portal.database.db, context.now);
+  const bulk = new BulkService(
+    context.portal.database.db,
+    context.now,
+    context.portal.config.reservedCallsigns,
+  );
   const link = (code: string) => loginLink(context.portal.config.publicOrigin, code);
   const api = app.withTypeProvider<ZodTypeProvider>();
   const batchPath = `${API_PREFIX}/enrollment/bulk/:batch_id`;

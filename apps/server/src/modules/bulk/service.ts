@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { CODE_LENGTH, type Preset } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
 import { uuidV7 } from '../../db/uuid-v7.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/service.js';
@@ -33,14 +34,15 @@ export class BulkService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
+    /** Callsigns nobody may take (`Config.reservedCallsigns`): a list counts them as taken. */
+    private readonly reservedCallsigns: readonly string[],
     private readonly newCode: () => string = () => generateCode(CODE_LENGTH.invite),
   ) {}
 
   /** The preview: each callsign with why it cannot have a slip (or null). Writes nothing. */
   async check(callsigns: readonly string[]): Promise<CheckedCallsign[]> {
     const at = this.now().getTime();
-    const unavailable = await unavailableCallsigns(this.db, validCallsigns(callsigns), at);
-    return checkCallsigns(callsigns, unavailable);
+    return checkCallsigns(callsigns, await this.unavailable(this.db, callsigns, at));
   }
 
   /**
@@ -52,10 +54,7 @@ export class BulkService {
       await lockReservations(trx, 'reserving');
       const at = this.now().getTime();
       const { callsigns } = request;
-      const checked = checkCallsigns(
-        callsigns,
-        await unavailableCallsigns(trx, validCallsigns(callsigns), at),
-      );
+      const checked = checkCallsigns(callsigns, await this.unavailable(trx, callsigns, at));
       if (checked.some((entry) => entry.problem !== null)) {
         throw new BadRequestError(describeProblems(checked));
       }
@@ -139,6 +138,16 @@ export class BulkService {
   }
 
   /** A new code not in `picked`, which it joins. */
+  /** The valid callsigns of `callsigns` a member holds, a live slip reserves or nobody may take. */
+  private async unavailable(
+    executor: Executor,
+    callsigns: readonly string[],
+    at: number,
+  ): Promise<Set<string>> {
+    const unavailable = await unavailableCallsigns(executor, validCallsigns(callsigns), at);
+    return new Set([...unavailable, ...this.reservedCallsigns]);
+  }
+
   private codeNotIn(picked: Set<string>): string {
     let code = this.newCode();
     while (picked.has(code)) code = this.newCode();

@@ -9,7 +9,7 @@ export interface CheckedCallsign {
 /**
  * Why each callsign of a bulk list cannot have a slip, in the order given: `invalid` (not 3 to
  * 30 letters and digits), `duplicate` (listed before, in any case), `taken` (in `unavailable`,
- * lower-cased: a member's or another live slip's); null when it can.
+ * lower-cased: a member's, another live slip's or a reserved name); null when it can.
  */
 export function checkCallsigns(
   callsigns: readonly string[],

@@ -243,6 +243,10 @@ describeWithMigratedDatabase('member issuance', (database) => {
 
   it.each([
     ['RSA-1024', () => generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey],
+    [
+      'RSA-2048 with exponent 3',
+      () => generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 3 }).publicKey,
+    ],
     ['EC P-521', () => generateKeyPairSync('ec', { namedCurve: 'secp521r1' }).publicKey],
     ['Ed25519', () => generateKeyPairSync('ed25519').publicKey],
   ])('refuses a device’s %s key with 400, writing nothing', async (_name, makeKey) => {

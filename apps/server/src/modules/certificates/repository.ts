@@ -80,6 +80,17 @@ export async function recentIssuanceTimes(
   return rows.map((row) => row.issued_at);
 }
 
+/** When the member's first certificate was issued (any purpose but `server`, revoked or not). */
+export async function firstIssuanceTime(
+  executor: Executor,
+  callsign: string,
+): Promise<number | undefined> {
+  const row = await memberCertificatesOf(executor, callsign)
+    .select((eb) => eb.fn.min('issued_at').as('first'))
+    .executeTakeFirst();
+  return row?.first ?? undefined;
+}
+
 export async function findCertificateBySerial(
   executor: Executor,
   serial: string,

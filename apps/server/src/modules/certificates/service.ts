@@ -27,6 +27,7 @@ import {
 import { defaultConcurrentMints, MintingSlots } from './minting-limits.js';
 import {
   findCertificateBySerial,
+  firstIssuanceTime,
   newestCertificateOf,
   listRevokedCertificates,
   recordIssuedCertificate,
@@ -157,6 +158,11 @@ export class CertificateService {
       { ...request, key: { generate: this.policy.keyAlgorithm } },
       format,
     );
+  }
+
+  /** When `callsign` got their first key (any purpose, revoked or not); undefined: none yet. */
+  firstKeyIssuedAt(callsign: string): Promise<number | undefined> {
+    return firstIssuanceTime(this.db, callsign);
   }
 
   /**

@@ -26,6 +26,7 @@ export function registerEnrollmentRoutes(fastify: FastifyInstance, context: Rout
     tokens: context.portal.tokens,
     now: context.now,
     enrollmentGraceMs: context.portal.config.enrollmentGraceMs,
+    reservedCallsigns: context.portal.config.reservedCallsigns,
   });
 
   app.get(

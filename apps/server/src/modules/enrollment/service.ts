@@ -23,6 +23,7 @@ import type { TokenService } from '../auth/token-service.js';
 import { inviteCheck, useInviteCode } from '../invites/service.js';
 import { lockReservations, refuseReservedCallsign } from '../invites/reservations.js';
 import { presetOf } from '../presets/preset.js';
+import { refuseReservedName } from '../people/reserved-callsigns.js';
 import { addMember, moveMember } from '../people/service.js';
 import {
   decideEnrollment,
@@ -55,6 +56,8 @@ export interface EnrollmentServiceOptions {
   tokens: TokenService;
   now: () => Date;
   enrollmentGraceMs: number;
+  /** Callsigns nobody may take (`Config.reservedCallsigns`). */
+  reservedCallsigns: readonly string[];
 }
 
 const STATE_NAMES: Record<EnrollmentState, EnrollmentStateName> = {
@@ -113,6 +116,7 @@ export class EnrollmentService {
     const { db, tokens, now, enrollmentGraceMs } = this.options;
     const at = now().getTime();
     const { callsign, inviteCode } = input;
+    refuseReservedName(callsign, this.options.reservedCallsigns);
     const approvalCode = generateCode(CODE_LENGTH.approval);
     return db.transaction().execute(async (trx) => {
       await lockReservations(trx, 'taking');

@@ -25,6 +25,7 @@ export function registerFirstuserRoutes(fastify: FastifyInstance, context: Route
     exchangeCodeTtlMs: config.exchangeCodeTtlMs,
     firstAdminTokenTtlMs: config.firstAdminTokenTtlMs,
     memberTokenTtlMs: config.memberTokenTtlMs,
+    reservedCallsigns: config.reservedCallsigns,
   });
 
   app.get(

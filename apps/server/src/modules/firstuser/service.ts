@@ -13,6 +13,7 @@ import {
 } from './login-code-repository.js';
 import type { IssueTokenInput, TokenClaims, TokenService } from '../auth/token-service.js';
 import { recordUsedToken } from './used-token-repository.js';
+import { refuseReservedName } from '../people/reserved-callsigns.js';
 import { addMember, findMember } from '../people/service.js';
 import { lockReservations, refuseReservedCallsign } from '../invites/reservations.js';
 
@@ -23,6 +24,8 @@ export interface FirstuserServiceOptions {
   exchangeCodeTtlMs: number;
   firstAdminTokenTtlMs: number;
   memberTokenTtlMs: number;
+  /** Callsigns nobody may take (`Config.reservedCallsigns`). */
+  reservedCallsigns: readonly string[];
 }
 
 /**
@@ -91,6 +94,7 @@ export class FirstuserService {
    */
   async addAdmin(clientAddress: string, session: TokenClaims, callsign: string): Promise<string> {
     const { db, now, exchangeCodeTtlMs } = this.options;
+    refuseReservedName(callsign, this.options.reservedCallsigns);
     const at = now().getTime();
     const exchangeCode = generateCode(CODE_LENGTH.exchange);
     await db.transaction().execute(async (trx) => {

@@ -21,7 +21,7 @@ export function registerInstructionsRoutes(app: FastifyInstance, context: RouteC
   app.withTypeProvider<ZodTypeProvider>().get(
     apiPaths.instructions,
     {
-      config: { access: 'member', mints: true },
+      config: { access: 'member', mints: true, handsOutKey: true },
       schema: { response: { 200: instructionsResponseSchema } },
     },
     async (request, reply) => {

@@ -65,16 +65,16 @@ describe.each(testEngines())('invites repository on $name', (engine) => {
 
   it('a deactivated code admits nobody until activated again; both calls are idempotent', async () => {
     await insertInviteCode(handle.db, { code: 'CCCC2222', createdAt: T, ownerCallsign: null });
-    expect(await setInviteCodeActive(handle.db, 'cccc2222', false, T + 1)).toBe(true);
-    expect(await setInviteCodeActive(handle.db, 'CCCC2222', false, T + 2)).toBe(true);
+    expect(await setInviteCodeActive(handle.db, 'cccc2222', false, T + 1)).toBe('done');
+    expect(await setInviteCodeActive(handle.db, 'CCCC2222', false, T + 2)).toBe('done');
     const deactivated = await stored('CCCC2222');
     expect(deactivated.deactivatedAt).toBe(T + 1);
     expect(inviteCodeState(deactivated, T + 3)).toBe('deactivated');
     expect(await admits('CCCC2222', T + 3)).toBe(false);
     expect((await stored('CCCC2222')).useCount).toBe(0);
 
-    expect(await setInviteCodeActive(handle.db, 'CCCC2222', true, T + 4)).toBe(true);
-    expect(await setInviteCodeActive(handle.db, 'CCCC2222', true, T + 5)).toBe(true);
+    expect(await setInviteCodeActive(handle.db, 'CCCC2222', true, T + 4)).toBe('done');
+    expect(await setInviteCodeActive(handle.db, 'CCCC2222', true, T + 5)).toBe('done');
     expect(inviteCodeState(await stored('CCCC2222'), T + 6)).toBe('usable');
     expect(await admits('CCCC2222', T + 6)).toBe(true);
   });
@@ -87,8 +87,8 @@ describe.each(testEngines())('invites repository on $name', (engine) => {
     expect(deleted.deletedAt).toBe(T + 1);
     expect(inviteCodeState(deleted, T + 3)).toBe('deleted');
     expect(await admits('DDDD2222', T + 3)).toBe(false);
-    expect(await setInviteCodeActive(handle.db, 'DDDD2222', true, T + 3)).toBe(false);
-    expect(await setInviteCodeActive(handle.db, 'DDDD2222', false, T + 3)).toBe(false);
+    expect(await setInviteCodeActive(handle.db, 'DDDD2222', true, T + 3)).toBe('unknown');
+    expect(await setInviteCodeActive(handle.db, 'DDDD2222', false, T + 3)).toBe('unknown');
     expect(await stored('DDDD2222')).toMatchObject({
       useCount: 0,
       deactivatedAt: null,
@@ -107,8 +107,8 @@ describe.each(testEngines())('invites repository on $name', (engine) => {
 
   it('unknown codes: nothing to activate, deactivate, delete or use', async () => {
     expect(await findInviteCode(handle.db, 'ZZZZ9999')).toBeUndefined();
-    expect(await setInviteCodeActive(handle.db, 'ZZZZ9999', true, T)).toBe(false);
-    expect(await setInviteCodeActive(handle.db, 'ZZZZ9999', false, T)).toBe(false);
+    expect(await setInviteCodeActive(handle.db, 'ZZZZ9999', true, T)).toBe('unknown');
+    expect(await setInviteCodeActive(handle.db, 'ZZZZ9999', false, T)).toBe('unknown');
     expect(await deleteInviteCode(handle.db, 'ZZZZ9999', T)).toBe(false);
     expect(await admits('ZZZZ9999', T)).toBe(false);
   });

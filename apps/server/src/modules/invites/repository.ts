@@ -180,24 +180,27 @@ export async function findReservedCallsigns(
 }
 
 /**
- * Sets or clears `deactivated_at` on a code that is not deleted. True when the code exists (and
- * is not deleted), whether or not it changed: activate and deactivate are idempotent.
+ * Sets or clears `deactivated_at` on a code that is not deleted: `done` when the code exists (and
+ * is not deleted), whether or not it changed (activate and deactivate are idempotent); `unknown`
+ * when it does not; `voided-slip` for activating a deactivated bulk slip, which stays void.
  */
 export async function setInviteCodeActive(
   executor: Executor,
   code: string,
   active: boolean,
   now: number,
-): Promise<boolean> {
-  const existing = await executor
+): Promise<'done' | 'unknown' | 'voided-slip'> {
+  let update = executor
     .updateTable('invite_codes')
     .set({ deactivated_at: active ? null : now })
     .where(liveCode(code))
-    .where('deactivated_at', active ? 'is not' : 'is', null)
-    .executeTakeFirst();
-  if (existing.numUpdatedRows > 0n) return true;
+    .where('deactivated_at', active ? 'is not' : 'is', null);
+  if (active) update = update.where('batch_id', 'is', null);
+  const existing = await update.executeTakeFirst();
+  if (existing.numUpdatedRows > 0n) return 'done';
   const found = await findInviteCode(executor, code);
-  return found !== undefined && found.deletedAt === null;
+  if (found === undefined || found.deletedAt !== null) return 'unknown';
+  return active && found.batchId !== null && found.deactivatedAt !== null ? 'voided-slip' : 'done';
 }
 
 /** Soft-deletes a code; false when it is unknown or deleted already. */

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { CODE_LENGTH } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
-import { BadRequestError, countsAsFailure, NotFoundError } from '../../errors.js';
+import { BadRequestError, ConflictError, countsAsFailure, NotFoundError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/service.js';
 import { generateCode } from '../auth/codes.js';
 import type { Actor } from '../auth/actor.js';
@@ -88,12 +88,19 @@ export class InviteService {
     throw new Error(`no free invite code after ${CREATE_ATTEMPTS} attempts`);
   }
 
-  /** Activates or deactivates a code (idempotent); 404 unknown or deleted. */
+  /**
+   * Activates or deactivates a code (idempotent); 404 unknown or deleted; 409 for activating a
+   * voided bulk slip: its callsign's reservation ended with it, so it stays void.
+   */
   async setActive(actor: Actor, code: string, active: boolean): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       const at = this.now().getTime();
-      if (!(await setInviteCodeActive(trx, code, active, at))) {
-        throw new NotFoundError('No such invite code');
+      const outcome = await setInviteCodeActive(trx, code, active, at);
+      if (outcome === 'unknown') throw new NotFoundError('No such invite code');
+      if (outcome === 'voided-slip') {
+        throw new ConflictError(
+          'This is a voided bulk slip: it cannot be activated again; make a new slip for its callsign (enrollment/bulk)',
+        );
       }
       await audit(trx, actor, active ? 'invite.activate' : 'invite.deactivate', code, at);
     });

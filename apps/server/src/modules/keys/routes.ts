@@ -31,7 +31,7 @@ export function registerKeysRoutes(app: FastifyInstance, context: RouteContext):
   app.withTypeProvider<ZodTypeProvider>().get(
     `${API_PREFIX}/enduserpfx/:callsign`,
     {
-      config: { access: 'member', mints: true },
+      config: { access: 'member', mints: true, handsOutKey: true },
       schema: {
         params: keyDownloadParamsSchema,
         querystring: keyDownloadQuerySchema,

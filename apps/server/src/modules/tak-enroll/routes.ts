@@ -51,7 +51,7 @@ export function registerTakEnrollRoutes(app: FastifyInstance, context: RouteCont
   api.post(
     takPaths.enrollmentToken,
     {
-      config: { access: 'member' },
+      config: { access: 'member', handsOutKey: true },
       schema: { response: { 200: takEnrollmentTokenResponseSchema } },
     },
     async (request, reply) => {
@@ -80,7 +80,7 @@ export function registerTakEnrollRoutes(app: FastifyInstance, context: RouteCont
   api.get(
     takPaths.trustPackage,
     {
-      config: { access: 'member' },
+      config: { access: 'member', handsOutKey: true },
       schema: {
         response: {
           200: {

@@ -6,10 +6,12 @@ import { AuthenticatedFooter, PublicFooter } from '../../components/footer';
 import { Header, type BackLink } from '../../components/header';
 import { LoadingScreen } from '../../components/loading-screen';
 import { OfflineNotice } from '../../components/offline-notice';
+import { useSignOut } from '../../features/auth/api/sign-out';
 import { useAuth } from '../../features/auth/components/auth-provider';
 import { healthQueryOptions } from '../../features/health/api/health';
 import { isMtlsOrigin } from '../../lib/hosts';
 import { paths } from '../../lib/paths';
+import { readStored, STORAGE_KEYS } from '../../lib/storage-keys';
 import { ScrollToTop } from '../scroll-to-top';
 
 // The service worker's registration and update offer: production builds only, after the page.
@@ -36,6 +38,7 @@ export function AppLayout() {
   const auth = useAuth();
   const health = useQuery(healthQueryOptions());
   const back = useBackLink();
+  const signOut = useSignOut();
   if (auth.isLoading) {
     return (
       <>
@@ -65,7 +68,11 @@ export function AppLayout() {
       <main id="main" tabIndex={-1} className="flex-1 focus:outline-none">
         <Outlet />
       </main>
-      {isMtlsOrigin() ? <AuthenticatedFooter /> : <PublicFooter />}
+      {isMtlsOrigin() ? (
+        <AuthenticatedFooter />
+      ) : (
+        <PublicFooter onSignOut={readStored(STORAGE_KEYS.token) === null ? undefined : signOut} />
+      )}
       {import.meta.env.PROD && (
         <Suspense fallback={null}>
           <UpdatePrompt />

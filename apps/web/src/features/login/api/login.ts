@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { apiPaths, type EnrollResponse } from '@callsign/contract';
+import { apiPaths, RESERVED_CALLSIGN_DETAIL, type EnrollResponse } from '@callsign/contract';
 import { ApiError, apiJson } from '../../../lib/api-client';
 
 export const loginKeys = {
@@ -83,7 +83,10 @@ export async function loginAsAdmin(
     });
     return await exchange(added.jwt_exchange_code);
   } catch (error) {
-    if (error instanceof ApiError) throw new ApiError(error.status, ADMIN_LOGIN_FAILED);
+    // A refused callsign (400) keeps its detail: the page tells a reserved one from a taken one.
+    if (error instanceof ApiError) {
+      throw new ApiError(error.status, error.status === 400 ? error.detail : ADMIN_LOGIN_FAILED);
+    }
     throw error;
   }
 }
@@ -122,11 +125,12 @@ export function useEnroll() {
   });
 }
 
-/** A 400 means the callsign is taken; anything else is unexpected. */
+/** A 400 means the callsign is reserved (its own detail) or taken; anything else is unexpected. */
 export function callsignErrorKey(
   error: unknown,
-): 'errors.callsign_in_use' | 'errors.unexpected_error' {
-  return error instanceof ApiError && error.status === 400
-    ? 'errors.callsign_in_use'
-    : 'errors.unexpected_error';
+): 'errors.callsign_reserved' | 'errors.callsign_in_use' | 'errors.unexpected_error' {
+  if (!(error instanceof ApiError) || error.status !== 400) return 'errors.unexpected_error';
+  return error.detail === RESERVED_CALLSIGN_DETAIL
+    ? 'errors.callsign_reserved'
+    : 'errors.callsign_in_use';
 }

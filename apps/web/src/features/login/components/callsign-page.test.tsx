@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { useEffect, type ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { apiPaths } from '@callsign/contract';
+import { apiPaths, RESERVED_CALLSIGN_DETAIL } from '@callsign/contract';
 import { reloadTo } from '../../../lib/navigation';
 import { renderWithProviders } from '../../../test/render';
 import { listenWithMockApi, server } from '../../../test/server';
@@ -164,6 +164,50 @@ describe('CallsignPage submit', () => {
       expect(reloadTo).toHaveBeenCalledWith('/login/createmtls');
     });
     expect(exchanged).toEqual(['INVITE23', 'EXCHANGE2345']);
+  });
+
+  it.each([
+    [
+      'en',
+      'This callsign is reserved for the TAK server or the portal itself. Choose another one.',
+    ],
+    ['fi', 'Kutsumerkki on varattu TAK-palvelimelle tai portaalille itselleen. Valitse toinen.'],
+  ])(
+    'a reserved callsign is refused with its own text (%s), for a member',
+    async (language, text) => {
+      const user = userEvent.setup();
+      server.use(
+        http.post(apiPaths.enroll, () =>
+          HttpResponse.json({ detail: RESERVED_CALLSIGN_DETAIL }, { status: 400 }),
+        ),
+      );
+      renderWithProviders(
+        <Verified codeType="user">
+          <CallsignPage />
+        </Verified>,
+        { path: '/login/callsign', language },
+      );
+      await user.type(await screen.findByRole('textbox'), 'Admin');
+      await user.click(screen.getByRole('button'));
+      expect(await screen.findByRole('alert')).toHaveTextContent(text);
+      expect(reloadTo).not.toHaveBeenCalled();
+    },
+  );
+
+  it('a reserved callsign is refused with its own text for an admin too', async () => {
+    const user = userEvent.setup();
+    server.use(
+      http.post(apiPaths.exchangeCode, () => HttpResponse.json({ jwt: 'first' })),
+      http.post(apiPaths.addAdmin, () =>
+        HttpResponse.json({ detail: RESERVED_CALLSIGN_DETAIL }, { status: 400 }),
+      ),
+    );
+    renderCallsign('admin');
+    await user.type(await screen.findByLabelText('Callsign'), 'Root');
+    await user.click(screen.getByRole('button', { name: /save callsign/i }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'This callsign is reserved for the TAK server or the portal itself.',
+    );
   });
 
   it.each([
