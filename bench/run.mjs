@@ -1,5 +1,5 @@
 // The portal's performance figures (issue 9). Run through `bash bench/run.sh [--quick]
-// [--only=issuance,api,web,growth,isolation,bulk,enroll,burst] [--record]`; see bench/README.md.
+// [--only=issuance,api,web,growth,isolation,bulk,enroll,burst,ocsp] [--record]`; see bench/README.md.
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,12 +12,23 @@ import { isolationSection } from './sections/isolation.mjs';
 import { bulkSection } from './sections/bulk.mjs';
 import { enrollSection } from './sections/enroll.mjs';
 import { burstSection } from './sections/burst.mjs';
+import { ocspSection } from './sections/ocsp.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const record = args.includes('--record');
 const onlyArg = args.find((a) => a.startsWith('--only='));
-const sections = ['issuance', 'api', 'web', 'growth', 'isolation', 'bulk', 'enroll', 'burst'];
+const sections = [
+  'issuance',
+  'api',
+  'web',
+  'growth',
+  'isolation',
+  'bulk',
+  'enroll',
+  'burst',
+  'ocsp',
+];
 const only = onlyArg ? onlyArg.slice('--only='.length).split(',') : sections;
 for (const name of only) {
   if (!sections.includes(name)) {
@@ -101,7 +112,9 @@ try {
                     ? await enrollSection(context)
                     : name === 'bulk'
                       ? await bulkSection(context)
-                      : await burstSection(context);
+                      : name === 'burst'
+                        ? await burstSection(context)
+                        : await ocspSection(context);
       parts.push(section.markdown);
       json[name] = section.results;
     } catch (error) {
