@@ -131,7 +131,8 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-async function readIfExists(file: string): Promise<string | undefined> {
+/** The file's text, or undefined when there is no such file. */
+export async function readIfExists(file: string): Promise<string | undefined> {
   try {
     return await fs.readFile(file, 'utf8');
   } catch (error) {
@@ -140,7 +141,7 @@ async function readIfExists(file: string): Promise<string | undefined> {
   }
 }
 
-function errorCode(error: unknown): string | undefined {
+export function errorCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error && typeof error.code === 'string'
     ? error.code
     : undefined;
