@@ -11,12 +11,14 @@ import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js
 let portal: InjectPortal;
 let question: OcspQuestion;
 let issuerPem: string;
+let serial: string;
 
 beforeAll(async () => {
   portal = await openInjectPortal();
   const key = await portal.addMember('Heron3');
   issuerPem = portal.portal.ca.issuingCertificatePem;
-  question = ocspQuestion(issuerPem, key.serial);
+  serial = key.serial;
+  question = ocspQuestion(issuerPem, serial);
 });
 
 afterAll(() => portal.destroy());
@@ -31,6 +33,43 @@ function post(der: Buffer, face: Face = 'public') {
     contentType: 'application/ocsp-request',
   });
 }
+
+/** The OCSP responseStatus of an answer (0 successful, 1 malformedRequest, ...). */
+function responseStatusOf(body: Buffer): number {
+  // OCSPResponse ::= SEQUENCE { responseStatus ENUMERATED, ... }: 30 len 0a 01 status
+  const at = body.indexOf(Buffer.from([0x0a, 0x01]));
+  expect(at).toBeGreaterThan(0);
+  return body[at + 2] ?? -1;
+}
+
+describe('GET /ca/ocsp/{request}', () => {
+  it('decodes the path once: URL-encoded base64 as Java sends it', async () => {
+    // A question whose base64 holds a + or a /, sent as %2B or %2F.
+    let asked = question;
+    while (!/[+/]/.test(asked.der.toString('base64'))) asked = ocspQuestion(issuerPem, serial);
+    const encoded = encodeURIComponent(asked.der.toString('base64'));
+    const answer = await portal.api('public', 'GET', `${caPaths.ocsp}/${encoded}`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('application/ocsp-response');
+    expect((await readOcspAnswer(answer.body, asked, issuerPem)).status).toBe('good');
+  });
+
+  it.each([['%25zz'], ['%25'], ['%25%25'], ['%zz'], ['AAAA'], ['not%20base64%21'], ['']])(
+    'answers malformedRequest to %j, never a 5xx',
+    async (path) => {
+      for (const face of ['public', 'mtls'] as const) {
+        const answer = await portal.api(face, 'GET', `${caPaths.ocsp}/${path}`);
+        expect(answer.status, answer.text).toBeLessThan(500);
+        if (answer.status === 200) {
+          expect(answer.headers['content-type']).toBe('application/ocsp-response');
+          expect(responseStatusOf(answer.body)).toBe(1);
+        } else {
+          expect(answer.status).toBe(400);
+        }
+      }
+    },
+  );
+});
 
 describe('POST /ca/ocsp', () => {
   it('answers a thousand requests with no private-key signature', async () => {
