@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import type { RevocationReason } from './crl.js';
-import { normalizeSerial } from './serial.js';
+import { readOcspRequest, type RequestedCertId } from './ocsp-request.js';
 import type { CaSigner } from './signer.js';
 
 export type OcspCertificateStatus =
@@ -30,12 +30,13 @@ const REASON_CODES: Record<RevocationReason, number> = {
   superseded: 4,
   cessationOfOperation: 5,
 };
-// The hash algorithms a CertID may use, by OID.
+// The hash algorithms a CertID may use, by OID (its DER content bytes, hex): 1.3.14.3.2.26 and
+// 2.16.840.1.101.3.4.2.1 to .3.
 const CERT_ID_HASHES: Record<string, string> = {
-  '1.3.14.3.2.26': 'sha1',
-  '2.16.840.1.101.3.4.2.1': 'sha256',
-  '2.16.840.1.101.3.4.2.2': 'sha384',
-  '2.16.840.1.101.3.4.2.3': 'sha512',
+  '2b0e03021a': 'sha1',
+  '608648016503040201': 'sha256',
+  '608648016503040202': 'sha384',
+  '608648016503040203': 'sha512',
 };
 // How long a client may rely on an answer (nextUpdate). A revocation does not wait for it on this
 // side: the record is read on every request and a changed status is signed anew at once.
@@ -81,22 +82,16 @@ export class OcspResponder {
   }
 
   async respond(requestDer: Buffer, lookup: OcspLookup): Promise<Buffer> {
-    let requestList: pkijs.Request[];
-    try {
-      ({ requestList } = pkijs.OCSPRequest.fromBER(new Uint8Array(requestDer)).tbsRequest);
-    } catch {
+    const certIds = readOcspRequest(requestDer);
+    if (certIds === undefined || certIds.length === 0 || certIds.length > MAX_REQUESTS) {
       return ocspErrorResponse('malformedRequest');
     }
-    if (requestList.length === 0 || requestList.length > MAX_REQUESTS) {
-      return ocspErrorResponse('malformedRequest');
-    }
-    const certIds = requestList.map(({ reqCert }) => reqCert);
     if (!certIds.every((certId) => this.issuer.matches(certId))) {
       return ocspErrorResponse('unauthorized');
     }
-    const statuses = await Promise.all(certIds.map((certId) => lookup(serialOf(certId))));
+    const statuses = await Promise.all(certIds.map((certId) => lookup(certId.serial)));
     const key = certIds
-      .map((certId, i) => `${certIdKey(certId)}=${statusKey(statuses[i])}`)
+      .map((certId, i) => `${certId.der.toString('base64')}=${statusKey(statuses[i])}`)
       .join(',');
     const signer = await this.options.signer();
     const cached = this.answers.get(key);
@@ -121,7 +116,7 @@ export class OcspResponder {
 
   private async sign(
     signer: CaSigner,
-    certIds: pkijs.CertID[],
+    certIds: RequestedCertId[],
     statuses: OcspCertificateStatus[],
   ): Promise<CachedAnswer> {
     const producedAt = wholeSeconds(this.options.now());
@@ -132,7 +127,7 @@ export class OcspResponder {
         responses: certIds.map(
           (certId, i) =>
             new pkijs.SingleResponse({
-              certID: certId,
+              certID: pkijs.CertID.fromBER(new Uint8Array(certId.der)),
               certStatus: encodeStatus(statuses[i] ?? { status: 'unknown' }),
               thisUpdate: producedAt,
               nextUpdate: new Date(producedAt.getTime() + RESPONSE_VALIDITY_MS),
@@ -216,12 +211,12 @@ function issuerHashes(issuer: CaSigner) {
     ]),
   );
   return {
-    matches(certId: pkijs.CertID): boolean {
-      const hashes = expected.get(certId.hashAlgorithm.algorithmId);
+    matches(certId: RequestedCertId): boolean {
+      const hashes = expected.get(certId.hashOid);
       return (
         hashes !== undefined &&
-        hashes.name.equals(certId.issuerNameHash.valueBlock.valueHexView) &&
-        hashes.key.equals(certId.issuerKeyHash.valueBlock.valueHexView)
+        hashes.name.equals(certId.issuerNameHash) &&
+        hashes.key.equals(certId.issuerKeyHash)
       );
     },
   };
@@ -235,17 +230,9 @@ function publicKeyHash(certificate: CaSigner['certificate']): Buffer {
     .digest();
 }
 
-function certIdKey(certId: pkijs.CertID): string {
-  return Buffer.from(certId.toSchema().toBER(false)).toString('base64');
-}
-
 function statusKey(status: OcspCertificateStatus | undefined): string {
   if (status?.status !== 'revoked') return status?.status ?? 'unknown';
   return `revoked@${status.revokedAt.getTime()}:${status.reason ?? ''}`;
-}
-
-function serialOf(certId: pkijs.CertID): string {
-  return normalizeSerial(Buffer.from(certId.serialNumber.valueBlock.valueHexView).toString('hex'));
 }
 
 // CertStatus ::= CHOICE { good [0] IMPLICIT NULL, revoked [1] IMPLICIT RevokedInfo,
