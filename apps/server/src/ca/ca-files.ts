@@ -11,7 +11,9 @@ import path from 'node:path';
  *   issuing-ca.pem       issuing CA certificate (5 years; signs members, servers, CRLs, OCSP)
  *   issuing-ca-key.pem   issuing CA private key, PKCS#8, mode 0600 (encrypted likewise)
  *
- * The directory itself is mode 0700. Member keys are never written here or anywhere else.
+ * The directory itself is mode 0700. Member keys are never written here or anywhere else. The
+ * delegated OCSP signer is kept here too (ocsp-signer.ts), outside this set: it is re-made when
+ * missing, so a backup need not hold it.
  */
 export const CA_FILES = {
   rootCertificate: 'root-ca.pem',
