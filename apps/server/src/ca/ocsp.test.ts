@@ -3,6 +3,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CertificateAuthority, type IssuedCertificate } from './authority.js';
+import * as pkijs from 'pkijs';
+import { ocspQuestion } from './ocsp-check.js';
 import { OCSP_SIGNER_FILES } from './ocsp-signer.js';
 import { loadTestCa } from './test-ca.testing.js';
 import type { OcspCertificateStatus } from './ocsp.js';
@@ -251,5 +253,27 @@ describe('the cached responder', () => {
         renewed,
       ),
     ).toContain('OK');
+  });
+});
+
+describe('answers not yet cached', () => {
+  it('are signed one at a time, and past 32 waiting the responder says tryLater', async () => {
+    const issuer = ca.issuingCertificatePem;
+    // 40 serials never asked about: 40 answers to sign at once.
+    const questions = Array.from({ length: 40 }, (_, i) => ocspQuestion(issuer, `7e57${i + 16}`));
+    const answers = await Promise.all(
+      questions.map((question) => ca.respondOcsp(question.der, lookup)),
+    );
+    const statuses = answers.map(
+      (answer) =>
+        pkijs.OCSPResponse.fromBER(new Uint8Array(answer)).responseStatus.valueBlock.valueDec,
+    );
+    // successful (0) for the first 32, tryLater (3) for the rest.
+    expect(statuses).toEqual([...Array<number>(32).fill(0), ...Array<number>(8).fill(3)]);
+    // Asked again once the queue has drained, they are answered.
+    const again = await ca.respondOcsp(questions[39]!.der, lookup);
+    expect(
+      pkijs.OCSPResponse.fromBER(new Uint8Array(again)).responseStatus.valueBlock.valueDec,
+    ).toBe(0);
   });
 });
