@@ -16,6 +16,7 @@ import { startTestPortal, type TestPortal } from './support/test-portal.js';
 
 const CHECK = fileURLToPath(new URL('./jvm/TakPackageJvmCheck.java', import.meta.url));
 const STAND_IN = fileURLToPath(new URL('./jvm/TakTlsStandIn.java', import.meta.url));
+const OCSP_CHECK = fileURLToPath(new URL('./jvm/OcspJvmCheck.java', import.meta.url));
 const CLI = path.join(SERVER_DIST, 'cli.js');
 const TAK_HOST = 'tak.example.org';
 const TRUST_PASSWORD = 'public';
@@ -149,6 +150,51 @@ describe('TAK packages in a JVM', () => {
       // does not publish: TAK Server's truststore must hold both CAs (docs/tak.md).
       'member root-only now': 'FAIL UNDETERMINED_REVOCATION_STATUS',
     });
+  });
+});
+
+describe("OCSP as TAK Server's JVM asks it (enableOCSP)", () => {
+  it('is answered by the delegated OCSP signer, with and without a nonce, good then revoked', async () => {
+    const key = await portal.addMember('Osprey2');
+    const files = {
+      leaf: path.join(dir, 'osprey2.pem'),
+      issuing: path.join(dir, 'issuing-ca.pem'),
+      root: path.join(dir, 'root-ca.pem'),
+    };
+    await writeFile(files.leaf, key.certificatePem);
+    await writeFile(files.issuing, portal.portal.ca.issuingCertificatePem);
+    await writeFile(files.root, portal.portal.ca.rootCertificatePem);
+    // Plain HTTP on the portal's port, as the URL in the certificate says (docs/api.md).
+    const url = `http://127.0.0.1:${portal.port}/ca/ocsp`;
+    const check = async (nonce: boolean) => {
+      const result = await run(
+        'java',
+        [
+          `-Djdk.security.certpath.ocspNonce=${String(nonce)}`,
+          OCSP_CHECK,
+          files.leaf,
+          files.issuing,
+          files.root,
+          url,
+        ],
+        { timeout: 120_000 },
+      );
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      return result.stdout.trim();
+    };
+    expect(await check(false)).toBe('OK');
+    // Java then sends a nonce; the cached answer carries none, which it accepts (RFC 5019).
+    expect(await check(true)).toBe('OK');
+    await revokeMember(portal.portal.database.db, portal.portal.certificates, {
+      callsign: 'Osprey2',
+      actor: 'test',
+      clientAddress: null,
+    });
+    for (const nonce of [false, true]) {
+      const refused = await check(nonce);
+      expect(refused).toMatch(/^FAIL REVOKED /);
+      expect(refused).toContain('authority: CN=Callsign Portal OCSP Responder');
+    }
   });
 });
 

@@ -364,7 +364,7 @@ describe.each(testEngines())('on $name', (engine) => {
   });
 
   describe('the OCSP responder', () => {
-    it('answers good, then revoked, signed by the issuing CA', async () => {
+    it('answers good, then revoked, signed by the delegated OCSP signer', async () => {
       const key = await portal.addMember('Lynx8');
       const leafFile = path.join(portal.workDir, 'lynx8.pem');
       const issuingFile = path.join(portal.workDir, 'issuing.pem');

@@ -11,7 +11,8 @@ import {
   type KeyAlgorithm,
   type PublicKeyType,
 } from './key-pair.js';
-import { respondOcsp, type OcspLookup } from './ocsp.js';
+import { OcspResponder, type OcspLookup } from './ocsp.js';
+import { isOcspSignerCurrent, loadOrIssueOcspSigner } from './ocsp-signer.js';
 import { encodePem } from './pem.js';
 import { normalizeSerial, randomSerial } from './serial.js';
 import { FileKeySigner, type CaSigner } from './signer.js';
@@ -61,12 +62,22 @@ const DAY_MS = 86_400_000;
 const DEFAULT_SERVER_VALIDITY_DAYS = 397;
 
 export class CertificateAuthority {
+  private readonly ocsp: OcspResponder;
+  private ocspSigner: Promise<CaSigner> | undefined;
+
   private constructor(
     private readonly root: x509.X509Certificate,
     private readonly issuing: CaSigner,
     private readonly urls: PublicationUrls,
     private readonly now: () => Date,
-  ) {}
+    private readonly files: { dir: string; passphrase: string | undefined },
+  ) {
+    this.ocsp = new OcspResponder({
+      issuer: issuing,
+      signer: () => this.currentOcspSigner(),
+      now,
+    });
+  }
 
   /** Loads the CA from `dir`, creating a new two-tier CA there on first use. */
   static async loadOrCreate(options: CertificateAuthorityOptions): Promise<CertificateAuthority> {
@@ -98,7 +109,10 @@ export class CertificateAuthority {
         `${caFilePath(dir, 'issuingCertificate')} is not signed by ${caFilePath(dir, 'rootCertificate')}`,
       );
     }
-    return new CertificateAuthority(root, issuing, publicationUrls(baseUrl), now);
+    return new CertificateAuthority(root, issuing, publicationUrls(baseUrl), now, {
+      dir,
+      passphrase,
+    });
   }
 
   get rootCertificatePem(): string {
@@ -183,9 +197,32 @@ export class CertificateAuthority {
     return signCrl(this.issuing, { ...options, thisUpdate: options.thisUpdate ?? this.now() });
   }
 
-  /** Answers an OCSP request (DER) with a response (DER) signed by the issuing CA. */
+  /**
+   * Answers an OCSP request (DER) with a response (DER) signed by the delegated OCSP signer,
+   * cached until a status `lookup` gives changes (ocsp.ts).
+   */
   async respondOcsp(requestDer: Buffer, lookup: OcspLookup): Promise<Buffer> {
-    return respondOcsp(this.issuing, requestDer, lookup, this.now());
+    return this.ocsp.respond(requestDer, lookup);
+  }
+
+  /**
+   * The delegated OCSP signer (ocsp-signer.ts), loaded or issued on the first OCSP request, and
+   * re-issued on the first request once it is due for renewal.
+   */
+  async currentOcspSigner(): Promise<CaSigner> {
+    const current = this.ocspSigner;
+    if (current !== undefined) {
+      const signer = await current.catch(() => undefined);
+      if (signer !== undefined && isOcspSignerCurrent(signer, this.now())) return signer;
+      if (this.ocspSigner !== current) return this.currentOcspSigner();
+    }
+    const next = loadOrIssueOcspSigner({
+      ...this.files,
+      issuing: this.issuing,
+      now: this.now(),
+    });
+    this.ocspSigner = next;
+    return next;
   }
 
   /** A leaf with a key pair made here: the key is generated only once the request is sound. */

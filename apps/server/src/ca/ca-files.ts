@@ -11,7 +11,9 @@ import path from 'node:path';
  *   issuing-ca.pem       issuing CA certificate (5 years; signs members, servers, CRLs, OCSP)
  *   issuing-ca-key.pem   issuing CA private key, PKCS#8, mode 0600 (encrypted likewise)
  *
- * The directory itself is mode 0700. Member keys are never written here or anywhere else.
+ * The directory itself is mode 0700. Member keys are never written here or anywhere else. The
+ * delegated OCSP signer is kept here too (ocsp-signer.ts), outside this set: it is re-made when
+ * missing, so a backup need not hold it.
  */
 export const CA_FILES = {
   rootCertificate: 'root-ca.pem',
@@ -131,7 +133,8 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-async function readIfExists(file: string): Promise<string | undefined> {
+/** The file's text, or undefined when there is no such file. */
+export async function readIfExists(file: string): Promise<string | undefined> {
   try {
     return await fs.readFile(file, 'utf8');
   } catch (error) {
@@ -140,7 +143,7 @@ async function readIfExists(file: string): Promise<string | undefined> {
   }
 }
 
-function errorCode(error: unknown): string | undefined {
+export function errorCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error && typeof error.code === 'string'
     ? error.code
     : undefined;

@@ -72,7 +72,8 @@ async function importSigningKey(privateKey: KeyObject): Promise<webcrypto.Crypto
   );
 }
 
-function exportCaKey(privateKey: KeyObject, passphrase: string | undefined): string {
+/** PKCS#8 PEM, encrypted with AES-256-CBC when a passphrase is given. */
+export function exportCaKey(privateKey: KeyObject, passphrase: string | undefined): string {
   const pem =
     passphrase === undefined
       ? privateKey.export({ type: 'pkcs8', format: 'pem' })

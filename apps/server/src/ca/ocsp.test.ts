@@ -1,7 +1,11 @@
+import { webcrypto } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CertificateAuthority, type IssuedCertificate } from './authority.js';
+import * as pkijs from 'pkijs';
+import { ocspQuestion } from './ocsp-check.js';
+import { OCSP_SIGNER_FILES } from './ocsp-signer.js';
 import { loadTestCa } from './test-ca.testing.js';
 import type { OcspCertificateStatus } from './ocsp.js';
 import {
@@ -86,7 +90,7 @@ beforeAll(async () => {
 afterAll(() => removeTempDir(tmp));
 
 describe('respondOcsp', () => {
-  it('answers good and revoked, signed by the issuing CA, echoing the nonce', async () => {
+  it('answers good and revoked, signed by a delegated OCSP signer the issuing CA certified', async () => {
     lookedUp.length = 0;
     const { code, output, statuses } = await roundTrip([
       '-issuer',
@@ -97,11 +101,22 @@ describe('respondOcsp', () => {
       files.revoked,
     ]);
     expect(code).toBe(0);
+    // openssl, given only the root, builds signer -> issuing CA -> root from the answer's certs.
     expect(output).toContain('Response verify OK');
-    // Without the nonce echoed back, openssl warns "no nonce in response".
-    expect(output).not.toMatch(/WARNING|Nonce Verify error|Verify Failure/);
+    expect(output).not.toMatch(/Nonce Verify error|Verify Failure/);
+    // Answers are cached, so none echoes a nonce (RFC 5019): openssl warns and still verifies.
+    expect(output).toContain('WARNING: no nonce in response');
     expect(output).toContain('OCSP Response Status: successful (0x0)');
-    expect(output).toMatch(/Response Extensions:\n\s+OCSP Nonce:/);
+    const signer = await fs.readFile(path.join(tmp, 'ca', OCSP_SIGNER_FILES.certificate), 'utf8');
+    const signerText = await openssl(['x509', '-noout', '-text'], signer);
+    expect(signerText).toMatch(
+      /Issuer: O ?= ?portal\.example\.org, CN ?= ?Callsign Portal Issuing CA/,
+    );
+    expect(signerText).toMatch(/Extended Key Usage: *\n\s+OCSP Signing/);
+    expect(signerText).toContain('OCSP No Check');
+    expect(signerText).toMatch(/Key Usage: critical\n\s+Digital Signature\n/);
+    // The answer carries the signer kept in the CA directory.
+    expect(output).toContain(signer.trim());
     expect(statuses).toContain('Response verify OK');
     expect(statuses).toMatch(new RegExp(`${files.good}: good\\n`));
     expect(statuses).toMatch(
@@ -141,5 +156,124 @@ describe('respondOcsp', () => {
       '-resp_text',
     ]);
     expect(result.stdout + result.stderr).toContain('Responder Error: malformedrequest (1)');
+  });
+});
+
+describe('the cached responder', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  async function request(...ids: string[]): Promise<Buffer> {
+    const requestFile = await write('', '.der');
+    await openssl(['ocsp', '-issuer', files.issuing, ...ids, '-reqout', requestFile]);
+    return fs.readFile(requestFile);
+  }
+
+  async function statusIn(response: Buffer, cert: string): Promise<string> {
+    const result = await runOpenssl([
+      'ocsp',
+      '-respin',
+      await write(response, '.der'),
+      '-CAfile',
+      files.root,
+      '-issuer',
+      files.issuing,
+      '-cert',
+      cert,
+      '-no_nonce',
+    ]);
+    expect(result.stdout + result.stderr).toContain('Response verify OK');
+    return new RegExp(`${cert}: (\\w+)`).exec(result.stdout)?.[1] ?? 'none';
+  }
+
+  it('answers a thousand requests with no private-key signature', async () => {
+    // Two requests, each with a nonce of its own, about the same certificate.
+    const [first, second] = await Promise.all([
+      request('-cert', files.good),
+      request('-cert', files.good),
+    ]);
+    const answered = await ca.respondOcsp(first, lookup);
+    const sign = vi.spyOn(webcrypto.subtle, 'sign');
+    const answers = [];
+    for (let i = 0; i < 1000; i++)
+      answers.push(await ca.respondOcsp(i % 2 ? first : second, lookup));
+    expect(sign).not.toHaveBeenCalled();
+    expect(answers.every((answer) => answer.equals(answered))).toBe(true);
+    expect(await statusIn(answered, files.good)).toBe('good');
+  });
+
+  it('signs anew, once, when the status it answered changes', async () => {
+    const asked = await request('-cert', files.good);
+    let status: OcspCertificateStatus = { status: 'good' };
+    const changing = () => Promise.resolve(status);
+    await ca.respondOcsp(asked, changing);
+    const sign = vi.spyOn(webcrypto.subtle, 'sign');
+    status = { status: 'revoked', revokedAt, reason: 'keyCompromise' };
+    const revokedAnswer = await ca.respondOcsp(asked, changing);
+    expect(await statusIn(revokedAnswer, files.good)).toBe('revoked');
+    await ca.respondOcsp(asked, changing);
+    expect(sign).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps its signer in the CA directory and re-issues it before it expires', async () => {
+    const dir = path.join(tmp, 'ca');
+    const signerFile = path.join(dir, OCSP_SIGNER_FILES.certificate);
+    await ca.respondOcsp(await request('-cert', files.good), lookup);
+    const kept = await fs.readFile(signerFile, 'utf8');
+    expect((await fs.stat(path.join(dir, OCSP_SIGNER_FILES.key))).mode & 0o777).toBe(0o600);
+    const notAfter = new Date(
+      (await openssl(['x509', '-noout', '-enddate'], kept)).replace(/^notAfter=/, '').trim(),
+    );
+    // 30 days, less the five minutes a certificate is backdated.
+    expect(notAfter.getTime() - Date.now()).toBeGreaterThan(29 * 86_400_000);
+
+    // Another process on the same directory uses the same signer...
+    const again = await loadTestCa({ dir, publicBaseUrl: 'https://portal.example.org' });
+    const answer = await again.respondOcsp(await request('-cert', files.good), lookup);
+    expect(await fs.readFile(signerFile, 'utf8')).toBe(kept);
+    expect(
+      (await runOpenssl(['ocsp', '-respin', await write(answer, '.der'), '-resp_text'])).stdout,
+    ).toContain(kept.trim());
+
+    // ...until 21 days later, when fewer than 10 are left: a new one, written in its place.
+    const laterNow = new Date(Date.now() + 21 * 86_400_000);
+    const later = await loadTestCa({
+      dir,
+      publicBaseUrl: 'https://portal.example.org',
+      now: () => laterNow,
+    });
+    await later.respondOcsp(await request('-cert', files.good), lookup);
+    const renewed = await fs.readFile(signerFile, 'utf8');
+    expect(renewed).not.toBe(kept);
+    const attime = String(Math.floor(laterNow.getTime() / 1000));
+    expect(
+      await openssl(
+        ['verify', '-attime', attime, '-CAfile', files.root, '-untrusted', files.issuing],
+        renewed,
+      ),
+    ).toContain('OK');
+  });
+});
+
+describe('answers not yet cached', () => {
+  it('are signed one at a time, and past 32 waiting the responder says tryLater', async () => {
+    const issuer = ca.issuingCertificatePem;
+    // 40 serials never asked about: 40 answers to sign at once.
+    const questions = Array.from({ length: 40 }, (_, i) => ocspQuestion(issuer, `7e57${i + 16}`));
+    const answers = await Promise.all(
+      questions.map((question) => ca.respondOcsp(question.der, lookup)),
+    );
+    const statuses = answers.map(
+      (answer) =>
+        pkijs.OCSPResponse.fromBER(new Uint8Array(answer)).responseStatus.valueBlock.valueDec,
+    );
+    // successful (0) for the first 32, tryLater (3) for the rest.
+    expect(statuses).toEqual([...Array<number>(32).fill(0), ...Array<number>(8).fill(3)]);
+    // Asked again once the queue has drained, they are answered.
+    const again = await ca.respondOcsp(questions[39]!.der, lookup);
+    expect(
+      pkijs.OCSPResponse.fromBER(new Uint8Array(again)).responseStatus.valueBlock.valueDec,
+    ).toBe(0);
   });
 });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import type { RevocationReason } from './crl.js';
-import { normalizeSerial } from './serial.js';
+import { readOcspRequest, type RequestedCertId } from './ocsp-request.js';
 import type { CaSigner } from './signer.js';
 
 export type OcspCertificateStatus =
@@ -16,7 +16,6 @@ export type OcspLookup = (serial: string) => Promise<OcspCertificateStatus>;
 export type OcspErrorStatus = 'malformedRequest' | 'internalError' | 'tryLater' | 'unauthorized';
 
 const OCSP_BASIC = '1.3.6.1.5.5.7.48.1.1';
-const OCSP_NONCE = '1.3.6.1.5.5.7.48.1.2';
 const RESPONSE_STATUS = {
   successful: 0,
   malformedRequest: 1,
@@ -31,69 +30,151 @@ const REASON_CODES: Record<RevocationReason, number> = {
   superseded: 4,
   cessationOfOperation: 5,
 };
-// The hash algorithms a CertID may use, by OID.
+// The hash algorithms a CertID may use, by OID (its DER content bytes, hex): 1.3.14.3.2.26 and
+// 2.16.840.1.101.3.4.2.1 to .3.
 const CERT_ID_HASHES: Record<string, string> = {
-  '1.3.14.3.2.26': 'sha1',
-  '2.16.840.1.101.3.4.2.1': 'sha256',
-  '2.16.840.1.101.3.4.2.2': 'sha384',
-  '2.16.840.1.101.3.4.2.3': 'sha512',
+  '2b0e03021a': 'sha1',
+  '608648016503040201': 'sha256',
+  '608648016503040202': 'sha384',
+  '608648016503040203': 'sha512',
 };
-// Statuses come from the database on every request; an hour bounds how long a client may cache.
-const RESPONSE_VALIDITY_MS = 60 * 60_000;
+// How long a client may rely on an answer (nextUpdate). A revocation does not wait for it on this
+// side: the record is read on every request and a changed status is signed anew at once.
+export const RESPONSE_VALIDITY_MS = 60 * 60_000;
+// A cached answer is signed again once half its validity is gone, so none handed out is stale.
+const REFRESH_AFTER_MS = RESPONSE_VALIDITY_MS / 2;
 const MAX_REQUESTS = 16;
+const MAX_CACHED_ANSWERS = 10_000;
+// Answers not yet cached are signed one at a time; past this many waiting, `tryLater`.
+const MAX_WAITING_SIGNATURES = 32;
+
+export interface OcspResponderOptions {
+  /** The CA whose certificates this responder answers for. */
+  readonly issuer: CaSigner;
+  /** The delegated OCSP signer of `issuer` (ocsp-signer.ts), renewed by whoever provides it. */
+  readonly signer: () => Promise<CaSigner>;
+  readonly now: () => Date;
+}
+
+interface CachedAnswer {
+  readonly der: Buffer;
+  readonly signer: CaSigner;
+  readonly refreshAt: number;
+}
 
 /**
- * Answers an RFC 6960 OCSP request (DER) with a response signed by the issuing CA itself.
- * A request about another issuer's certificates gets `unauthorized` (RFC 5019 2.2.3): this
- * responder speaks only for the issuing CA. Errors from `lookup` propagate: the caller logs
- * them and may answer `ocspErrorResponse('internalError')`.
+ * An RFC 6960 / RFC 5019 OCSP responder whose answers cost no private-key operation once made:
+ * each answer is signed once per (certificate ids asked, their statuses) by the delegated signer
+ * and served from memory until a status changes, the signer is renewed or half its validity is
+ * gone. Statuses are looked up on every request, so a revocation made by any instance sharing the
+ * database is answered on the next request. Nonces are not echoed (RFC 5019 2.1: a cached answer
+ * cannot); docs/api.md says why. A request about another issuer's certificates gets
+ * `unauthorized` (RFC 5019 2.2.3). Errors from `lookup` propagate.
  */
-export async function respondOcsp(
-  signer: CaSigner,
-  requestDer: Buffer,
-  lookup: OcspLookup,
-  now: Date,
-): Promise<Buffer> {
-  let request: pkijs.OCSPRequest;
-  try {
-    request = pkijs.OCSPRequest.fromBER(new Uint8Array(requestDer));
-  } catch {
-    return ocspErrorResponse('malformedRequest');
+export class OcspResponder {
+  private readonly answers = new Map<string, CachedAnswer>();
+  private readonly inFlight = new Map<string, Promise<CachedAnswer>>();
+  private readonly signatures = new OneAtATime(MAX_WAITING_SIGNATURES);
+  private readonly issuer: ReturnType<typeof issuerHashes>;
+
+  constructor(private readonly options: OcspResponderOptions) {
+    this.issuer = issuerHashes(options.issuer);
   }
-  const { requestList, requestExtensions } = request.tbsRequest;
-  if (requestList.length === 0 || requestList.length > MAX_REQUESTS) {
-    return ocspErrorResponse('malformedRequest');
+
+  async respond(requestDer: Buffer, lookup: OcspLookup): Promise<Buffer> {
+    const certIds = readOcspRequest(requestDer);
+    if (certIds === undefined || certIds.length === 0 || certIds.length > MAX_REQUESTS) {
+      return ocspErrorResponse('malformedRequest');
+    }
+    if (!certIds.every((certId) => this.issuer.matches(certId))) {
+      return ocspErrorResponse('unauthorized');
+    }
+    const statuses = await Promise.all(certIds.map((certId) => lookup(certId.serial)));
+    const key = certIds
+      .map((certId, i) => `${certId.der.toString('base64')}=${statusKey(statuses[i])}`)
+      .join(',');
+    const signer = await this.options.signer();
+    const cached = this.answers.get(key);
+    if (
+      cached !== undefined &&
+      cached.signer === signer &&
+      this.options.now().getTime() < cached.refreshAt
+    ) {
+      return cached.der;
+    }
+    let signing = this.inFlight.get(key);
+    if (signing === undefined) {
+      const queued = this.signatures.run(() => this.sign(signer, certIds, statuses));
+      if (queued === undefined) return ocspErrorResponse('tryLater');
+      signing = queued.finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, signing);
+    }
+    const answer = await signing;
+    this.remember(key, answer);
+    return answer.der;
   }
-  const issuer = issuerHashes(signer);
-  if (!requestList.every(({ reqCert }) => issuer.matches(reqCert))) {
-    return ocspErrorResponse('unauthorized');
+
+  private async sign(
+    signer: CaSigner,
+    certIds: RequestedCertId[],
+    statuses: OcspCertificateStatus[],
+  ): Promise<CachedAnswer> {
+    const producedAt = wholeSeconds(this.options.now());
+    const basic = new pkijs.BasicOCSPResponse({
+      tbsResponseData: new pkijs.ResponseData({
+        responderID: new asn1js.OctetString({ valueHex: publicKeyHash(signer.certificate) }),
+        producedAt,
+        responses: certIds.map(
+          (certId, i) =>
+            new pkijs.SingleResponse({
+              certID: pkijs.CertID.fromBER(new Uint8Array(certId.der)),
+              certStatus: encodeStatus(statuses[i] ?? { status: 'unknown' }),
+              thisUpdate: producedAt,
+              nextUpdate: new Date(producedAt.getTime() + RESPONSE_VALIDITY_MS),
+            }),
+        ),
+      }),
+      // The signer and its issuer, so that a relying party holding only the root builds the path.
+      certs: [signer.certificate, this.options.issuer.certificate].map((certificate) =>
+        pkijs.Certificate.fromBER(new Uint8Array(certificate.rawData)),
+      ),
+    });
+    const engine = new pkijs.CryptoEngine({ name: 'ocsp-signer', crypto: signer.crypto });
+    await basic.sign(signer.privateKey, signer.signingAlgorithm.hash, engine);
+    return {
+      der: encodeResponse(RESPONSE_STATUS.successful, basic),
+      signer,
+      refreshAt: producedAt.getTime() + REFRESH_AFTER_MS,
+    };
   }
-  const producedAt = wholeSeconds(now);
-  const responses = await Promise.all(
-    requestList.map(
-      async ({ reqCert }) =>
-        new pkijs.SingleResponse({
-          certID: reqCert,
-          certStatus: encodeStatus(await lookup(serialOf(reqCert))),
-          thisUpdate: producedAt,
-          nextUpdate: new Date(producedAt.getTime() + RESPONSE_VALIDITY_MS),
-        }),
-    ),
-  );
-  const nonce = requestExtensions?.find((extension) => extension.extnID === OCSP_NONCE);
-  const basic = new pkijs.BasicOCSPResponse({
-    tbsResponseData: new pkijs.ResponseData({
-      // byKey: SHA-1 of the issuing CA's public key (RFC 6960 4.2.1).
-      responderID: new asn1js.OctetString({ valueHex: issuer.keyHash('sha1') }),
-      producedAt,
-      responses,
-      ...(nonce ? { responseExtensions: [nonce] } : {}),
-    }),
-    certs: [pkijs.Certificate.fromBER(new Uint8Array(signer.certificate.rawData))],
-  });
-  const engine = new pkijs.CryptoEngine({ name: 'ca-signer', crypto: signer.crypto });
-  await basic.sign(signer.privateKey, signer.signingAlgorithm.hash, engine);
-  return encodeResponse(RESPONSE_STATUS.successful, basic);
+
+  private remember(key: string, answer: CachedAnswer): void {
+    // Re-inserted last: the map's order is then the order of use, and the first is evicted.
+    this.answers.delete(key);
+    this.answers.set(key, answer);
+    if (this.answers.size > MAX_CACHED_ANSWERS) {
+      const oldest = this.answers.keys().next();
+      if (oldest.done !== true) this.answers.delete(oldest.value);
+    }
+  }
+}
+
+/** Runs tasks one at a time; undefined instead of a promise when `maxWaiting` already wait. */
+class OneAtATime {
+  private tail: Promise<unknown> = Promise.resolve();
+  private waiting = 0;
+
+  constructor(private readonly maxWaiting: number) {}
+
+  run<T>(task: () => Promise<T>): Promise<T> | undefined {
+    if (this.waiting >= this.maxWaiting) return undefined;
+    this.waiting++;
+    const result = this.tail.then(task).finally(() => {
+      this.waiting--;
+    });
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
 }
 
 export function ocspErrorResponse(status: OcspErrorStatus): Buffer {
@@ -115,27 +196,43 @@ function encodeResponse(status: number, basic?: pkijs.BasicOCSPResponse): Buffer
   return Buffer.from(response.toSchema().toBER(false));
 }
 
-function issuerHashes(signer: CaSigner) {
-  const certificate = pkijs.Certificate.fromBER(new Uint8Array(signer.certificate.rawData));
-  const name = new Uint8Array(certificate.subject.toSchema().toBER(false));
+/** The name and key hashes a CertID about `issuer`'s certificates carries, in every algorithm. */
+function issuerHashes(issuer: CaSigner) {
+  const certificate = pkijs.Certificate.fromBER(new Uint8Array(issuer.certificate.rawData));
+  const name = certificate.subject.toSchema().toBER(false);
   const key = certificate.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView;
-  const keyHash = (algorithm: string) => createHash(algorithm).update(key).digest();
+  const expected = new Map(
+    Object.entries(CERT_ID_HASHES).map(([oid, algorithm]) => [
+      oid,
+      {
+        name: createHash(algorithm).update(new Uint8Array(name)).digest(),
+        key: createHash(algorithm).update(key).digest(),
+      },
+    ]),
+  );
   return {
-    keyHash,
-    matches(certId: pkijs.CertID): boolean {
-      const algorithm = CERT_ID_HASHES[certId.hashAlgorithm.algorithmId];
-      if (algorithm === undefined) return false;
-      const nameHash = createHash(algorithm).update(name).digest();
+    matches(certId: RequestedCertId): boolean {
+      const hashes = expected.get(certId.hashOid);
       return (
-        nameHash.equals(certId.issuerNameHash.valueBlock.valueHexView) &&
-        keyHash(algorithm).equals(certId.issuerKeyHash.valueBlock.valueHexView)
+        hashes !== undefined &&
+        hashes.name.equals(certId.issuerNameHash) &&
+        hashes.key.equals(certId.issuerKeyHash)
       );
     },
   };
 }
 
-function serialOf(certId: pkijs.CertID): string {
-  return normalizeSerial(Buffer.from(certId.serialNumber.valueBlock.valueHexView).toString('hex'));
+/** RFC 6960 4.2.1 ResponderID byKey: SHA-1 of the signer's public key (the BIT STRING's bytes). */
+function publicKeyHash(certificate: CaSigner['certificate']): Buffer {
+  const parsed = pkijs.Certificate.fromBER(new Uint8Array(certificate.rawData));
+  return createHash('sha1')
+    .update(parsed.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView)
+    .digest();
+}
+
+function statusKey(status: OcspCertificateStatus | undefined): string {
+  if (status?.status !== 'revoked') return status?.status ?? 'unknown';
+  return `revoked@${status.revokedAt.getTime()}:${status.reason ?? ''}`;
 }
 
 // CertStatus ::= CHOICE { good [0] IMPLICIT NULL, revoked [1] IMPLICIT RevokedInfo,

@@ -39,7 +39,10 @@ export async function rootCaExtensions(
   ];
 }
 
-/** digitalSignature too: the issuing CA signs OCSP responses itself. */
+/**
+ * digitalSignature too: the issuing CA signed OCSP answers itself before the delegated OCSP signer
+ * (ocsp-signer.ts) took that over, and CAs issued then carry it.
+ */
 export async function issuingCaExtensions(
   publicKeyDer: Uint8Array,
   root: x509.X509Certificate,

@@ -45,9 +45,11 @@ export function registerCaRoutes(app: FastifyInstance, certificates: Certificate
     }
     return sendOcsp(reply, await certificates.respondOcsp(request.body));
   });
+  // The router has already decoded the path once (%2B, %2F, %3D back to base64); decoding it
+  // again turned a literal % in it into a 500.
   app.get(`${caPaths.ocsp}/*`, async (request, reply) => {
-    const encoded = decodeURIComponent((request.params as { '*': string })['*']);
-    return sendOcsp(reply, await certificates.respondOcsp(Buffer.from(encoded, 'base64')));
+    const base64 = (request.params as { '*': string })['*'];
+    return sendOcsp(reply, await certificates.respondOcsp(Buffer.from(base64, 'base64')));
   });
 
   app.get(caPaths.crlDer, async (_request, reply) => {

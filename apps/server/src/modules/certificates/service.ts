@@ -218,7 +218,10 @@ export class CertificateService {
     return { status: 'revoked', revokedAt: new Date(found.revokedAt) };
   };
 
-  /** Answers a DER-encoded OCSP request with a response signed by the issuing CA. */
+  /**
+   * Answers a DER-encoded OCSP request with a response of the delegated OCSP signer, cached until
+   * the record's status of a certificate asked about changes (ca/ocsp.ts).
+   */
   async respondOcsp(requestDer: Buffer): Promise<Buffer> {
     return this.ca.respondOcsp(requestDer, this.ocspStatus);
   }
