@@ -65,7 +65,8 @@ export interface EnrollmentsTable {
 export interface InviteCodesTable {
   code: Immutable<string>;
   created_at: Immutable<number>;
-  owner_callsign: Immutable<string | null>;
+  /** Changes only when an admin re-activates a code whose owner is no longer an admin. */
+  owner_callsign: string | null;
   label: string | null;
   expires_at: number | null;
   max_uses: number | null;

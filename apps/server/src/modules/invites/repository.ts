@@ -200,6 +200,19 @@ export async function setInviteCodeActive(
   return found !== undefined && found.deletedAt === null;
 }
 
+/** Makes `owner` the owner of a live code (an admin took it over). */
+export async function setInviteCodeOwner(
+  executor: Executor,
+  code: string,
+  owner: string,
+): Promise<void> {
+  await executor
+    .updateTable('invite_codes')
+    .set({ owner_callsign: owner })
+    .where(liveCode(code))
+    .execute();
+}
+
 /** Soft-deletes a code; false when it is unknown or deleted already. */
 export async function deleteInviteCode(
   executor: Executor,

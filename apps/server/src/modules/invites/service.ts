@@ -6,6 +6,7 @@ import { BadRequestError, countsAsFailure, NotFoundError } from '../../errors.js
 import { appendAuditEvent } from '../audit/service.js';
 import { generateCode } from '../auth/codes.js';
 import type { Actor } from '../auth/actor.js';
+import { isActiveAdmin } from '../people/service.js';
 import {
   deactivateInviteCodesOwnedBy,
   deleteInviteCode,
@@ -16,6 +17,7 @@ import {
   listInviteCodes,
   recordInviteUse,
   setInviteCodeActive,
+  setInviteCodeOwner,
   type InviteCode,
   type NewInviteCode,
 } from './repository.js';
@@ -88,14 +90,28 @@ export class InviteService {
     throw new Error(`no free invite code after ${CREATE_ATTEMPTS} attempts`);
   }
 
-  /** Activates or deactivates a code (idempotent); 404 unknown or deleted. */
-  async setActive(actor: Actor, code: string, active: boolean): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+  /**
+   * Activates or deactivates a code (idempotent); 404 unknown or deleted. Activating a code whose
+   * owner is no longer an active admin (revoked or demoted, which deactivated it) makes the
+   * activating admin its owner: an auto-approving code then approves in their name, never in the
+   * name of someone who lost the power to approve. Returns the owner it took over from, if so.
+   */
+  async setActive(
+    actor: Actor,
+    code: string,
+    active: boolean,
+  ): Promise<{ ownerTransferredFrom?: string | null }> {
+    return this.db.transaction().execute(async (trx) => {
       const at = this.now().getTime();
       if (!(await setInviteCodeActive(trx, code, active, at))) {
         throw new NotFoundError('No such invite code');
       }
-      await audit(trx, actor, active ? 'invite.activate' : 'invite.deactivate', code, at);
+      const previous = (await findInviteCode(trx, code))?.ownerCallsign ?? null;
+      const takeOver = active && (previous === null || !(await isActiveAdmin(trx, previous)));
+      if (takeOver) await setInviteCodeOwner(trx, code, actor.callsign);
+      const transfer = takeOver ? { owner_transferred_from: previous } : undefined;
+      await audit(trx, actor, active ? 'invite.activate' : 'invite.deactivate', code, at, transfer);
+      return takeOver ? { ownerTransferredFrom: previous } : {};
     });
   }
 

@@ -205,6 +205,12 @@ export function refuseCodeForAnotherAdmin(member: Member, actor: Actor): void {
   );
 }
 
+/** True for an active member with the admin role (`callsign` in any case). */
+export async function isActiveAdmin(executor: Executor, callsign: string): Promise<boolean> {
+  const member = await findMemberByCallsign(executor, callsign);
+  return member?.status === 'active' && member.roles.includes(ADMIN);
+}
+
 /** True while at least one active member holds the admin role. */
 export async function hasActiveAdmin(executor: Executor): Promise<boolean> {
   return (await countActiveAdmins(executor)) > 0;
