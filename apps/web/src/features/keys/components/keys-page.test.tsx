@@ -22,6 +22,7 @@ function entry(serial: string, purpose: KeyEntry['purpose'], more: Partial<KeyEn
     revoked_at: null,
     client_uid: null,
     current: false,
+    made_by: null,
     ...more,
   } satisfies KeyEntry;
 }
