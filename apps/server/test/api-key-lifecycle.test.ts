@@ -143,6 +143,7 @@ describe.each(testEngines())('keys over their life on $name', (engine) => {
         revoked_at: null,
         client_uid: 'ANDROID-0123456789abcdef',
         current: false,
+        made_by: null,
       });
       expect(tak).toMatchObject({ purpose: 'tak-package', client_uid: null, current: false });
       expect(own).toMatchObject({
