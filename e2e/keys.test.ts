@@ -207,6 +207,10 @@ describe('keys over their life in the browser', () => {
       const dialog = page.getByRole('dialog', { name: MEMBER });
       await dialog.getByRole('heading', { name: 'Keys' }).waitFor();
       await dialog.getByRole('button', { name: 'Make a renewal code' }).click();
+      // The member's key still works: the code revokes it, and the dialog asks first.
+      const ask = dialog.getByRole('group', { name: 'Revoke their keys?' });
+      expect(await ask.innerText()).toMatch(/their \d+ keys? stops? working/);
+      await ask.getByRole('button', { name: /^Revoke \d+ keys? and make the code$/ }).click();
       const link = dialog.getByText(`${service.origin}/login?code=`);
       await link.waitFor();
       code = new URL(await link.innerText()).searchParams.get('code') ?? '';

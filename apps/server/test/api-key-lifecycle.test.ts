@@ -143,6 +143,7 @@ describe.each(testEngines())('keys over their life on $name', (engine) => {
         revoked_at: null,
         client_uid: 'ANDROID-0123456789abcdef',
         current: false,
+        made_by: null,
       });
       expect(tak).toMatchObject({ purpose: 'tak-package', client_uid: null, current: false });
       expect(own).toMatchObject({
@@ -425,7 +426,11 @@ describe.each(testEngines())('keys over their life on $name', (engine) => {
 
     it('expires after 72 hours, and a new code replaces the unused one', async () => {
       await lapsedMember('Slow1');
-      const codes = new RenewalCodes(db(), () => new Date(Date.now() - RENEWAL_CODE_TTL_MS - 1000));
+      const codes = new RenewalCodes(
+        db(),
+        portal.portal.certificates,
+        () => new Date(Date.now() - RENEWAL_CODE_TTL_MS - 1000),
+      );
       const stale = await codes.create({ callsign: 'Boss1', clientAddress: null }, 'Slow1');
       expectDetail(await exchange(stale.code), 403);
 

@@ -115,8 +115,8 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     // Before 0008 nothing stopped a change.
     await sql`update audit_events set actor = 'Before'`.execute(handle.db);
 
-    // Other slices' migrations (0005…0007) run in between; 0008 is the last.
-    expect((await migrateToLatest(handle)).at(-1)).toBe('0008-audit-append-only');
+    // Other slices' migrations (0005…0007) run in between, and later ones after.
+    expect(await migrateToLatest(handle)).toContain('0008-audit-append-only');
 
     await insert('0190a1b2-0000-7000-8000-000000000002');
     await expect(sql`update audit_events set actor = 'After'`.execute(handle.db)).rejects.toThrow(
@@ -343,6 +343,68 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     ]);
     // The primary key is still there: a code hash is unique.
     await expect(insert('r1', 'renewal', 'Old1')).rejects.toThrow();
+  });
+
+  it('give older codes, tokens and keys no maker (0009), store one, and drop the columns again', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    await migrateToLatest(handle, migrationsThrough('0008-audit-append-only'));
+    const at = Date.now();
+    await sql`insert into members (callsign, status, created_at, updated_at)
+      values ('Old1', 'active', ${at}, ${at})`.execute(handle.db);
+    await sql`insert into issued_certificates
+      (serial, callsign, purpose, not_before, not_after, issued_at)
+      values ('01', 'Old1', 'browser', ${at}, ${at + 1}, ${at})`.execute(handle.db);
+    await sql`insert into login_codes (code_hash, kind, subject_callsign, created_at, expires_at)
+      values ('r1', 'renewal', 'Old1', ${at}, ${at + 1})`.execute(handle.db);
+    await sql`insert into tak_enrollment_tokens
+      (callsign, token_hash, created_at, expires_at, created_by)
+      values ('Old1', 't1', ${at}, ${at + 1}, 'Boss1')`.execute(handle.db);
+
+    expect(await migrateToLatest(handle, migrationsThrough('0009-made-by'))).toEqual([
+      '0009-made-by',
+    ]);
+
+    const makers = async () => [
+      await handle.db.selectFrom('issued_certificates').select('made_by').execute(),
+      await handle.db.selectFrom('login_codes').select('created_by').execute(),
+      await handle.db.selectFrom('tak_enrollment_tokens').select('made_by').execute(),
+    ];
+    expect(await makers()).toEqual([
+      [{ made_by: null }],
+      [{ created_by: null }],
+      [{ made_by: null }],
+    ]);
+    await handle.db
+      .insertInto('issued_certificates')
+      .values({
+        serial: '02',
+        callsign: 'Old1',
+        purpose: 'browser',
+        not_before: at,
+        not_after: at + 1,
+        issued_at: at,
+        made_by: 'Boss1',
+      })
+      .execute();
+    const made = await handle.db
+      .selectFrom('issued_certificates')
+      .select(['serial', 'made_by'])
+      .orderBy('serial')
+      .execute();
+    expect(made).toEqual([
+      { serial: '01', made_by: null },
+      { serial: '02', made_by: 'Boss1' },
+    ]);
+
+    await MIGRATIONS['0009-made-by']?.down?.(handle.db);
+    const tables = await handle.db.introspection.getTables();
+    const columnsOf = (name: string) =>
+      tables.find((table) => table.name === name)?.columns.map((column) => column.name) ?? [];
+    expect(columnsOf('issued_certificates')).not.toContain('made_by');
+    expect(columnsOf('login_codes')).not.toContain('created_by');
+    expect(columnsOf('tak_enrollment_tokens')).not.toContain('made_by');
+    expect(columnsOf('tak_enrollment_tokens')).toContain('created_by');
   });
 
   it.runIf(engine.name === 'postgres')(

@@ -65,7 +65,8 @@ export interface EnrollmentsTable {
 export interface InviteCodesTable {
   code: Immutable<string>;
   created_at: Immutable<number>;
-  owner_callsign: Immutable<string | null>;
+  /** Changes only when an admin re-activates a code whose owner is no longer an admin. */
+  owner_callsign: string | null;
   label: string | null;
   expires_at: number | null;
   max_uses: number | null;
@@ -92,6 +93,8 @@ export interface LoginCodesTable {
   created_at: Immutable<number>;
   expires_at: Immutable<number>;
   used_at: number | null;
+  /** The admin who made a renewal code; null for the other kinds. */
+  created_by: ImmutableDefaulted<string | null>;
 }
 
 export interface IssuedCertificatesTable {
@@ -107,6 +110,8 @@ export interface IssuedCertificatesTable {
   revocation_reason: string | null;
   /** The device a `tak-enroll` certificate was enrolled from (the TAK client's own id). */
   client_uid: Defaulted<string | null>;
+  /** The admin whose code the key was minted through (docs/api.md); null for the member's own. */
+  made_by: ImmutableDefaulted<string | null>;
 }
 
 /** JWT ids that have been spent (single-use tokens), kept until the token expires. */
@@ -156,6 +161,11 @@ export interface TakEnrollmentTokensTable {
   client_uid: string | null;
   /** The certificate it signed. */
   serial: string | null;
+  /**
+   * The admin whose code it rests on (an enrollment station's, or the renewal code that opened
+   * the member's session); null when the member made it on their own.
+   */
+  made_by: string | null;
 }
 
 export interface Database {

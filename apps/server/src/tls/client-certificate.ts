@@ -10,11 +10,13 @@ import { normalizeSerial } from '../ca/serial.js';
 export type ClientCertificateResult =
   | { status: 'absent' }
   | { status: 'rejected'; reason: string }
-  | { status: 'verified'; callsign: string; serial: string; notAfter: Date };
+  | { status: 'verified'; callsign: string; serial: string; notAfter: Date; madeBy: string | null };
 
 export interface RecordedCertificate {
   callsign: string;
   revokedAt: number | null;
+  /** The admin whose code the certificate was minted through; null for the member's own. */
+  madeBy?: string | null;
 }
 
 /** Looks a serial up in the record of issued certificates (lower-case hex, no leading zeros). */
@@ -86,5 +88,6 @@ export async function checkAgainstRecord(
     callsign: peer.commonName,
     serial: peer.serial,
     notAfter: peer.notAfter,
+    madeBy: recorded.madeBy ?? null,
   };
 }

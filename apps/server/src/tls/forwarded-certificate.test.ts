@@ -67,6 +67,7 @@ describe('verifyForwardedCertificate', () => {
       callsign: 'Ranger1',
       serial: member.serial,
       notAfter: new Date(new X509Certificate(member.certificatePem).validTo),
+      madeBy: null,
     });
   });
 

@@ -94,6 +94,7 @@ const SAMPLES: Record<string, unknown> = {
   expires_at: '2999-01-01T00:00:00.000Z',
   max_uses: 1,
   auto_approve: false,
+  revoke_keys: false,
   serial: '0a0b0c0d',
   days: '30',
 };

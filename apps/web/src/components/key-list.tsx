@@ -20,6 +20,11 @@ function KeyRow({ keyEntry, action }: { keyEntry: KeyEntry; action?: ReactNode }
         <p className={live ? 'text-stone-700' : 'text-stone-600'}>
           {keyStatus(t, keyEntry, i18n.language)}
         </p>
+        {keyEntry.made_by !== null && (
+          <p className="text-sm text-stone-700">
+            {t('keys.made_by', { callsign: keyEntry.made_by })}
+          </p>
+        )}
       </div>
       {live && action}
     </li>

@@ -60,7 +60,14 @@ export const createInviteResponseSchema = z.object({ invite_code: z.string() });
 
 /** PUT enrollment/invitecode/deactivate and activate (admin) */
 export const inviteCodeBodySchema = z.strictObject({ invite_code: codeField });
-export const inviteToggleResponseSchema = z.object({ success: successTrue });
+export const inviteToggleResponseSchema = z.object({
+  success: successTrue,
+  /**
+   * activate only, when the code's owner was no longer an active admin: the activating admin
+   * took the code over from them (null: it had no owner), so it approves in their name now.
+   */
+  owner_transferred_from: z.string().nullable().optional(),
+});
 
 /** DELETE enrollment/invitecode/{code} (admin) */
 export const inviteCodeParamsSchema = z.strictObject({ code: codeField });

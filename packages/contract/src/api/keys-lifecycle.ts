@@ -29,6 +29,11 @@ export const keyEntrySchema = z.object({
   client_uid: z.string().nullable(),
   /** The key this request was made with (the mTLS face); never true for a bearer token. */
   current: z.boolean(),
+  /**
+   * The admin whose code the key was minted through (an enrollment station's TAK token, a
+   * renewal code); null for a key the member got on their own.
+   */
+  made_by: z.string().nullable(),
 });
 export type KeyEntry = z.infer<typeof keyEntrySchema>;
 
@@ -68,12 +73,20 @@ export const expiringResponseSchema = z.object({
 export type ExpiringResponse = z.infer<typeof expiringResponseSchema>;
 
 /**
- * POST people/{callsign}/renewal-code (admin): a single-use code that signs an active member in
- * again (after their key expired) without a new enrollment. Entered on /login like an invite code.
+ * POST people/{callsign}/renewal-code (admin): a single-use code that signs an active member (not
+ * an admin) in again without a new enrollment. Entered on /login like an invite code. A member
+ * who still holds live keys (unexpired, unrevoked: a lost phone) needs `revoke_keys: true`, which
+ * revokes them with the code; without it the answer is 409. No body is the same as `{}`.
  */
+export const renewalCodeBodySchema = z
+  .strictObject({ revoke_keys: z.boolean().optional() })
+  .nullish();
+export type RenewalCodeBody = z.input<typeof renewalCodeBodySchema>;
 export const renewalCodeResponseSchema = z.object({
   renewal_code: z.string(),
   expires_at: isoTime,
+  /** How many live keys of the member were revoked with the code. */
+  keys_revoked: z.int().min(0),
 });
 export type RenewalCodeResponse = z.infer<typeof renewalCodeResponseSchema>;
 

@@ -60,6 +60,7 @@ export async function resolveIdentity(
         sub: certificate.callsign,
         serial: certificate.serial,
         not_after: certificate.notAfter.toISOString(),
+        ...(certificate.madeBy === null ? {} : { made_by: certificate.madeBy }),
       },
     };
   }

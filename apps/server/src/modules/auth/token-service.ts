@@ -15,7 +15,8 @@ import { tokenScopeSchema, type TokenScope } from '@callsign/contract';
 /**
  * The portal's JWTs (docs/api.md): ES256, signed with a key made at first start and kept with
  * the CA material. Claims: `sub` (callsign; absent for the first-admin session), `scope`, `jti`,
- * `iat`, `exp`.
+ * `iat`, `exp`, and `made_by` on a member session a renewal code opened (the admin who made the
+ * code: keys minted with the session record it).
  */
 
 export const JWT_KEY_FILE = 'jwt-es256-key.pem';
@@ -28,11 +29,14 @@ export interface TokenClaims extends JWTPayload {
   iat: number;
   exp: number;
   sub?: string;
+  made_by?: string;
 }
 
 export interface IssueTokenInput {
   scope: TokenScope;
   subject?: string;
+  /** The admin whose code opens this session (a renewal code). */
+  madeBy?: string;
   /** Lifetime; the token expires this long after now. */
   ttlMs: number;
 }
@@ -97,7 +101,8 @@ export class TokenService {
     const iat = Math.floor(this.now().getTime() / 1000);
     const exp = iat + Math.max(1, Math.floor(input.ttlMs / 1000));
     const jti = randomUUID();
-    const builder = new SignJWT({ scope: input.scope })
+    const madeBy = input.madeBy === undefined ? {} : { made_by: input.madeBy };
+    const builder = new SignJWT({ scope: input.scope, ...madeBy })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setIssuer(ISSUER)
       .setJti(jti)
@@ -105,7 +110,7 @@ export class TokenService {
       .setExpirationTime(exp);
     if (input.subject !== undefined) builder.setSubject(input.subject);
     const jwt = await builder.sign(this.privateKey);
-    const claims: TokenClaims = { iss: ISSUER, scope: input.scope, jti, iat, exp };
+    const claims: TokenClaims = { iss: ISSUER, scope: input.scope, jti, iat, exp, ...madeBy };
     if (input.subject !== undefined) claims.sub = input.subject;
     return { jwt, claims };
   }
@@ -122,6 +127,7 @@ export class TokenService {
       const scope = tokenScopeSchema.safeParse(payload.scope);
       if (!scope.success || typeof payload.jti !== 'string') return undefined;
       if (payload.sub !== undefined && typeof payload.sub !== 'string') return undefined;
+      if (payload.made_by !== undefined && typeof payload.made_by !== 'string') return undefined;
       return payload as TokenClaims;
     } catch (error) {
       if (error instanceof joseErrors.JOSEError) return undefined;

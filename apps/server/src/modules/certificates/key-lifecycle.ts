@@ -49,6 +49,7 @@ function toEntry(certificate: MemberKeyRecord, currentSerial: string | null): Ke
     revoked_at: certificate.revokedAt === null ? null : iso(certificate.revokedAt),
     client_uid: certificate.clientUid,
     current: certificate.serial === currentSerial,
+    made_by: certificate.madeBy,
   };
 }
 

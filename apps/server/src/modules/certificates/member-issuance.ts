@@ -57,7 +57,10 @@ export interface MemberIssueRequest<K extends KeySource = KeySource> {
   callsign: string;
   purpose: MemberPurpose;
   key: K;
-  /** Who asks (the member, an admin, or the CLI), for the audit log. */
+  /**
+   * Who asks (the member, an admin, or the CLI), for the audit log; their `madeBy` (the admin
+   * whose code they came through) is recorded with the certificate.
+   */
   actor: Actor;
   /** The audit entry's action and what it records besides the serial. Never key material. */
   audit: { action: string; detail?: Record<string, unknown> };
@@ -223,6 +226,7 @@ export class MemberIssuer {
         return { minted, packed: await pack(minted) };
       });
       const { minted } = made;
+      const madeBy = request.actor.madeBy;
       await this.members.whileActive(callsign, async (trx) => {
         // Again under the lock: other instances may have issued to this member meanwhile.
         await this.checkHourlyLimit(trx, callsign);
@@ -235,6 +239,7 @@ export class MemberIssuer {
           notAfter: minted.notAfter.getTime(),
           issuedAt: at,
           clientUid: request.clientUid ?? null,
+          madeBy: madeBy ?? null,
         });
         await request.alongside?.(trx, { ...minted, callsign });
         await appendAuditEvent(trx, {
@@ -244,7 +249,11 @@ export class MemberIssuer {
           target: callsign,
           outcome: 'success',
           clientAddress: request.actor.clientAddress,
-          detail: { serial: minted.serial, ...request.audit.detail },
+          detail: {
+            serial: minted.serial,
+            ...request.audit.detail,
+            ...(madeBy === undefined ? {} : { made_by: madeBy }),
+          },
         });
         await this.supersedeBeyondBound(trx, callsign, minted.serial, at, request.actor);
       });

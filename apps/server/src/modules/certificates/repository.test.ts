@@ -34,6 +34,7 @@ describeWithMigratedDatabase('certificate repository', (database) => {
       revokedAt: null,
       revocationReason: null,
       clientUid: null,
+      madeBy: null,
     });
     expect(await findCertificateBySerial(database.handle.db, 'ffff')).toBeUndefined();
   });

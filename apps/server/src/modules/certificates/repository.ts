@@ -15,6 +15,8 @@ export interface IssuedCertificate {
   revocationReason: string | null;
   /** The device a `tak-enroll` certificate was enrolled from; null for other purposes. */
   clientUid: string | null;
+  /** The admin whose code the key was minted through; null for the member's own. */
+  madeBy: string | null;
 }
 
 export interface RevokedCertificate {
@@ -31,8 +33,8 @@ export interface RevocationStamp {
 
 export type NewCertificate = Omit<
   IssuedCertificate,
-  'revokedAt' | 'revocationReason' | 'clientUid'
-> & { clientUid?: string | null };
+  'revokedAt' | 'revocationReason' | 'clientUid' | 'madeBy'
+> & { clientUid?: string | null; madeBy?: string | null };
 
 /** A member's certificates: every purpose but `server`, the callsign in any case. */
 function memberCertificatesOf(executor: Executor, callsign: string) {
@@ -56,6 +58,7 @@ export async function recordIssuedCertificate(
       not_after: certificate.notAfter,
       issued_at: certificate.issuedAt,
       client_uid: certificate.clientUid ?? null,
+      made_by: certificate.madeBy ?? null,
     })
     .execute();
 }
@@ -189,19 +192,22 @@ export async function revokeCertificate(
   return result.numUpdatedRows > 0n;
 }
 
-/** Revokes every unrevoked certificate of `callsign` (any case); returns them by serial. */
+/**
+ * Revokes every unrevoked certificate of `callsign` (any case), or with `liveOnly` only those not
+ * expired at the revocation's time; returns them by serial.
+ */
 export async function revokeCertificatesOf(
   executor: Executor,
   callsign: string,
-  revocation: { at: number; reason: string | null },
+  revocation: { at: number; reason: string | null; liveOnly?: boolean },
 ): Promise<{ serial: string; purpose: CertificatePurpose }[]> {
-  const rows = await executor
+  let update = executor
     .updateTable('issued_certificates')
     .set({ revoked_at: revocation.at, revocation_reason: revocation.reason })
     .where((eb) => eb(eb.fn('lower', ['callsign']), '=', eb.fn('lower', [eb.val(callsign)])))
-    .where('revoked_at', 'is', null)
-    .returning(['serial', 'purpose'])
-    .execute();
+    .where('revoked_at', 'is', null);
+  if (revocation.liveOnly === true) update = update.where('not_after', '>', revocation.at);
+  const rows = await update.returning(['serial', 'purpose']).execute();
   return rows.sort((a, b) => (a.serial < b.serial ? -1 : a.serial > b.serial ? 1 : 0));
 }
 
@@ -273,5 +279,6 @@ function toCertificate(row: Selectable<IssuedCertificatesTable>): IssuedCertific
     revokedAt: row.revoked_at,
     revocationReason: row.revocation_reason,
     clientUid: row.client_uid,
+    madeBy: row.made_by,
   };
 }

@@ -28,6 +28,7 @@ import { defaultConcurrentMints, MintingSlots } from './minting-limits.js';
 import {
   findCertificateBySerial,
   firstIssuanceTime,
+  liveCertificates,
   newestCertificateOf,
   listRevokedCertificates,
   recordIssuedCertificate,
@@ -207,7 +208,7 @@ export class CertificateService {
   /** For the mTLS face: what the record says about a presented certificate. */
   readonly lookup: CertificateLookup = async (serial) => {
     const found = await findCertificateBySerial(this.db, serial);
-    return found && { callsign: found.callsign, revokedAt: found.revokedAt };
+    return found && { callsign: found.callsign, revokedAt: found.revokedAt, madeBy: found.madeBy };
   };
 
   /** For the OCSP responder: good, revoked (and when), or unknown to this CA's record. */
@@ -243,20 +244,32 @@ export class CertificateService {
   }
 
   /**
-   * Revokes every certificate of `callsign` inside the caller's transaction. They are counted as
+   * Revokes every certificate of `callsign` (or only the unexpired ones, `live`) inside the
+   * caller's transaction. They are counted as
    * revoked here: a transaction rolled back afterwards (only a database failure does that today)
    * leaves the count ahead, which a rate shrugs off.
    */
-  async revokeAllOf(executor: Executor, callsign: string, reason: string): Promise<string[]> {
+  async revokeAllOf(
+    executor: Executor,
+    callsign: string,
+    reason: string,
+    which: 'all' | 'live' = 'all',
+  ): Promise<string[]> {
     const revoked = await revokeCertificatesOf(executor, callsign, {
       at: this.now().getTime(),
       reason,
+      liveOnly: which === 'live',
     });
     for (const purpose of new Set(revoked.map((certificate) => certificate.purpose))) {
       const count = revoked.filter((certificate) => certificate.purpose === purpose).length;
       this.metrics.certificatesRevoked(purpose, count);
     }
     return revoked.map((certificate) => certificate.serial);
+  }
+
+  /** How many unexpired, unrevoked keys `callsign` holds (any case). */
+  async liveKeyCount(executor: Executor, callsign: string): Promise<number> {
+    return (await liveCertificates(executor, callsign, this.now().getTime())).length;
   }
 
   /**

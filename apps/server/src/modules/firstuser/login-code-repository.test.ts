@@ -23,6 +23,7 @@ describeWithMigratedDatabase('login code repository', (database) => {
       createdAt: T,
       expiresAt: T + 5 * MINUTE,
       usedAt: T + 1,
+      createdBy: null,
     });
     expect(await isLoginCodeUsable(database.handle.db, 'hash-once', T + 2)).toBe(false);
     expect(await consumeLoginCode(database.handle.db, 'hash-once', T + 2)).toBeUndefined();

@@ -11,6 +11,8 @@ export interface LoginCode {
   createdAt: number;
   expiresAt: number;
   usedAt: number | null;
+  /** The admin who made a renewal code; null for the other kinds. */
+  createdBy: string | null;
 }
 
 export interface NewLoginCode {
@@ -19,6 +21,7 @@ export interface NewLoginCode {
   subjectCallsign: string | null;
   createdAt: number;
   expiresAt: number;
+  createdBy?: string;
 }
 
 export async function insertLoginCode(executor: Executor, code: NewLoginCode): Promise<void> {
@@ -30,6 +33,7 @@ export async function insertLoginCode(executor: Executor, code: NewLoginCode): P
       subject_callsign: code.subjectCallsign,
       created_at: code.createdAt,
       expires_at: code.expiresAt,
+      created_by: code.createdBy ?? null,
     })
     .execute();
 }
@@ -81,6 +85,7 @@ function toLoginCode(row: Selectable<LoginCodesTable>): LoginCode {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     usedAt: row.used_at,
+    createdBy: row.created_by,
   };
 }
 

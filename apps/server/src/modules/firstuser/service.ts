@@ -69,7 +69,9 @@ export class FirstuserService {
         target: callsign,
         outcome: 'success',
         clientAddress,
-        ...(consumed.kind === 'renewal' ? { detail: { with: 'renewal code' } } : {}),
+        ...(consumed.kind === 'renewal'
+          ? { detail: { with: 'renewal code', made_by: consumed.createdBy } }
+          : {}),
       });
       return issued.jwt;
     });
@@ -127,7 +129,14 @@ export class FirstuserService {
     return exchangeCode;
   }
 
-  /** The session a code opens; undefined for a renewal code whose member is not active now. */
+  private get memberTtl(): number {
+    return this.options.memberTokenTtlMs;
+  }
+
+  /**
+   * The session a code opens; undefined for a renewal code whose member is not active now or has
+   * become an admin. A renewal code's session carries the admin who made it (`made_by`).
+   */
   private async sessionFor(
     executor: Executor,
     code: LoginCode,
@@ -136,12 +145,14 @@ export class FirstuserService {
       return { scope: 'first-admin', ttlMs: this.options.firstAdminTokenTtlMs };
     }
     if (code.subjectCallsign === null) throw new Error(`A ${code.kind} code without a callsign`);
-    let subject = code.subjectCallsign;
+    const subject = code.subjectCallsign;
     if (code.kind === 'renewal') {
       const member = await findMember(executor, subject);
-      if (member?.status !== 'active') return undefined;
-      subject = member.callsign;
+      // An admin since the code was made: no admin makes a key for another admin.
+      if (member?.status !== 'active' || member.roles.includes('admin')) return undefined;
+      const madeBy = code.createdBy === null ? {} : { madeBy: code.createdBy };
+      return { scope: 'member', subject: member.callsign, ttlMs: this.memberTtl, ...madeBy };
     }
-    return { scope: 'member', subject, ttlMs: this.options.memberTokenTtlMs };
+    return { scope: 'member', subject, ttlMs: this.memberTtl };
   }
 }

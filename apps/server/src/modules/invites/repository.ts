@@ -203,6 +203,19 @@ export async function setInviteCodeActive(
   return active && found.batchId !== null && found.deactivatedAt !== null ? 'voided-slip' : 'done';
 }
 
+/** Makes `owner` the owner of a live code (an admin took it over). */
+export async function setInviteCodeOwner(
+  executor: Executor,
+  code: string,
+  owner: string,
+): Promise<void> {
+  await executor
+    .updateTable('invite_codes')
+    .set({ owner_callsign: owner })
+    .where(liveCode(code))
+    .execute();
+}
+
 /** Soft-deletes a code; false when it is unknown or deleted already. */
 export async function deleteInviteCode(
   executor: Executor,

@@ -98,8 +98,10 @@ export function registerInvitesRoutes(app: FastifyInstance, context: RouteContex
       },
       async (request) => {
         const { actor } = callerOf(request, 'admin');
-        await invites.setActive(actor, request.body.invite_code, active);
-        return { success: true as const };
+        const changed = await invites.setActive(actor, request.body.invite_code, active);
+        return changed.ownerTransferredFrom === undefined
+          ? { success: true as const }
+          : { success: true as const, owner_transferred_from: changed.ownerTransferredFrom };
       },
     );
   }

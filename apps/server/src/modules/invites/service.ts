@@ -6,6 +6,7 @@ import { BadRequestError, ConflictError, countsAsFailure, NotFoundError } from '
 import { appendAuditEvent } from '../audit/service.js';
 import { generateCode } from '../auth/codes.js';
 import type { Actor } from '../auth/actor.js';
+import { isActiveAdmin } from '../people/service.js';
 import {
   deactivateInviteCodesOwnedBy,
   deleteInviteCode,
@@ -16,6 +17,7 @@ import {
   listInviteCodes,
   recordInviteUse,
   setInviteCodeActive,
+  setInviteCodeOwner,
   type InviteCode,
   type NewInviteCode,
 } from './repository.js';
@@ -90,10 +92,17 @@ export class InviteService {
 
   /**
    * Activates or deactivates a code (idempotent); 404 unknown or deleted; 409 for activating a
-   * voided bulk slip: its callsign's reservation ended with it, so it stays void.
+   * voided bulk slip: its callsign's reservation ended with it, so it stays void. Activating a code whose
+   * owner is no longer an active admin (revoked or demoted, which deactivated it) makes the
+   * activating admin its owner: an auto-approving code then approves in their name, never in the
+   * name of someone who lost the power to approve. Returns the owner it took over from, if so.
    */
-  async setActive(actor: Actor, code: string, active: boolean): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+  async setActive(
+    actor: Actor,
+    code: string,
+    active: boolean,
+  ): Promise<{ ownerTransferredFrom?: string | null }> {
+    return this.db.transaction().execute(async (trx) => {
       const at = this.now().getTime();
       const outcome = await setInviteCodeActive(trx, code, active, at);
       if (outcome === 'unknown') throw new NotFoundError('No such invite code');
@@ -102,7 +111,12 @@ export class InviteService {
           'This is a voided bulk slip: it cannot be activated again; make a new slip for its callsign (enrollment/bulk)',
         );
       }
-      await audit(trx, actor, active ? 'invite.activate' : 'invite.deactivate', code, at);
+      const previous = (await findInviteCode(trx, code))?.ownerCallsign ?? null;
+      const takeOver = active && (previous === null || !(await isActiveAdmin(trx, previous)));
+      if (takeOver) await setInviteCodeOwner(trx, code, actor.callsign);
+      const transfer = takeOver ? { owner_transferred_from: previous } : undefined;
+      await audit(trx, actor, active ? 'invite.activate' : 'invite.deactivate', code, at, transfer);
+      return takeOver ? { ownerTransferredFrom: previous } : {};
     });
   }
 

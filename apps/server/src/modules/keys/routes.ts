@@ -14,6 +14,7 @@ import {
   keystoreResponseSchema,
   ownKeyParamsSchema,
   personKeyParamsSchema,
+  renewalCodeBodySchema,
   renewalCodeResponseSchema,
   revokeKeyResponseSchema,
   type CaExpiryResponse,
@@ -69,7 +70,7 @@ function expiryOf(pem: string): CaExpiryResponse['root'] {
 export function registerKeyLifecycleRoutes(app: FastifyInstance, context: RouteContext): void {
   const { portal } = context;
   const keys = new KeyLifecycle(portal.database.db, context.now, portal.metrics);
-  const renewal = new RenewalCodes(portal.database.db, context.now);
+  const renewal = new RenewalCodes(portal.database.db, portal.certificates, context.now);
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get(
@@ -122,12 +123,22 @@ export function registerKeyLifecycleRoutes(app: FastifyInstance, context: RouteC
     `${API_PREFIX}/people/:callsign/renewal-code`,
     {
       config: { access: 'admin' },
-      schema: { params: callsignParamsSchema, response: { 200: renewalCodeResponseSchema } },
+      schema: {
+        params: callsignParamsSchema,
+        body: renewalCodeBodySchema,
+        response: { 200: renewalCodeResponseSchema },
+      },
     },
     async (request) => {
       const { actor } = callerOf(request, 'admin');
-      const made = await renewal.create(actor, request.params.callsign);
-      return { renewal_code: made.code, expires_at: made.expiresAt.toISOString() };
+      const made = await renewal.create(actor, request.params.callsign, {
+        revokeKeys: request.body?.revoke_keys === true,
+      });
+      return {
+        renewal_code: made.code,
+        expires_at: made.expiresAt.toISOString(),
+        keys_revoked: made.keysRevoked,
+      };
     },
   );
 

@@ -193,6 +193,24 @@ export function findMember(executor: Executor, callsign: string): Promise<Member
   return findMemberByCallsign(executor, callsign);
 }
 
+/**
+ * No admin makes a key for another admin (docs/api.md): a TAK enrollment token or a renewal code
+ * an admin makes for `member` is refused (409) when the member is an admin other than themselves.
+ */
+export function refuseCodeForAnotherAdmin(member: Member, actor: Actor): void {
+  if (!member.roles.includes(ADMIN) || sameCallsign(member.callsign, actor.callsign)) return;
+  throw new ConflictError(
+    `${member.callsign} is an admin, and no admin makes a key for another admin: ` +
+      "demote them first, or the operator uses the CLI's admin-code",
+  );
+}
+
+/** True for an active member with the admin role (`callsign` in any case). */
+export async function isActiveAdmin(executor: Executor, callsign: string): Promise<boolean> {
+  const member = await findMemberByCallsign(executor, callsign);
+  return member?.status === 'active' && member.roles.includes(ADMIN);
+}
+
 /** True while at least one active member holds the admin role. */
 export async function hasActiveAdmin(executor: Executor): Promise<boolean> {
   return (await countActiveAdmins(executor)) > 0;

@@ -89,7 +89,11 @@ export class TakEnrollment {
       callsign: login.callsign,
       purpose: 'tak-enroll',
       key: { publicKey },
-      actor: { callsign: login.callsign, clientAddress: device.clientAddress },
+      actor: {
+        callsign: login.callsign,
+        clientAddress: device.clientAddress,
+        ...(login.madeBy === null ? {} : { madeBy: login.madeBy }),
+      },
       audit: {
         action: 'tak.enroll',
         detail: { client_uid: device.clientUid, version: device.version },

@@ -13,6 +13,7 @@ export interface NewEnrollmentToken {
   createdAt: number;
   expiresAt: number;
   createdBy: string;
+  madeBy: string | null;
 }
 
 /** A token found by its hash, with what a login needs to know about its member. */
@@ -23,6 +24,8 @@ export interface EnrollmentLogin {
   memberStatus: MemberStatus;
   team: string;
   role: string;
+  madeBy: string | null;
+  memberIsAdmin: boolean;
 }
 
 /** Writes the member's token, replacing (and so voiding) whatever token they had. */
@@ -35,6 +38,7 @@ export async function replaceEnrollmentToken(
     created_at: token.createdAt,
     expires_at: token.expiresAt,
     created_by: token.createdBy,
+    made_by: token.madeBy,
     used_at: null,
     client_uid: null,
     serial: null,
@@ -53,7 +57,19 @@ export async function findEnrollmentLogin(
   const row = await executor
     .selectFrom('tak_enrollment_tokens as t')
     .innerJoin('members as m', 'm.callsign', 't.callsign')
-    .select(['t.callsign', 't.expires_at', 't.used_at', 'm.status', 'm.tak_team', 'm.tak_role'])
+    .select(['t.callsign', 't.expires_at', 't.used_at', 't.made_by', 'm.status'])
+    .select(['m.tak_team', 'm.tak_role'])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('member_roles as r')
+            .select('r.role')
+            .whereRef('r.callsign', '=', 'm.callsign')
+            .where('r.role', '=', 'admin'),
+        )
+        .as('is_admin'),
+    )
     .where('t.token_hash', '=', tokenHash)
     .executeTakeFirst();
   return (
@@ -64,6 +80,9 @@ export async function findEnrollmentLogin(
       memberStatus: row.status,
       team: row.tak_team,
       role: row.tak_role,
+      madeBy: row.made_by,
+      // SQLite answers 1 or 0, PostgreSQL true or false.
+      memberIsAdmin: Boolean(row.is_admin),
     }
   );
 }

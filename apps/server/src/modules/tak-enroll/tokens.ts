@@ -6,7 +6,7 @@ import type { MemberPreset } from '../../tak/server-pref.js';
 import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { generateCode, hashCode } from '../auth/codes.js';
-import { findMember } from '../people/service.js';
+import { findMember, refuseCodeForAnotherAdmin } from '../people/service.js';
 import {
   findEnrollmentLogin,
   replaceEnrollmentToken,
@@ -34,12 +34,18 @@ export interface EnrollmentLogin {
   /** Whether the token has signed a certificate already. */
   spent: boolean;
   preset: MemberPreset;
+  /** The admin whose code the token rests on; the key it signs records them. */
+  madeBy: string | null;
 }
 
 export interface IssuedToken {
   callsign: string;
   token: string;
   expiresAt: Date;
+}
+
+function sameCallsign(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
 }
 
 const BASIC = /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i;
@@ -82,6 +88,8 @@ export class EnrollmentTokens {
       if (member.status !== 'active') {
         throw new ConflictError(`${member.callsign} is not an active member`);
       }
+      refuseCodeForAnotherAdmin(member, actor);
+      const madeBy = sameCallsign(actor.callsign, member.callsign) ? actor.madeBy : actor.callsign;
       const token = generateCode(TAK_ENROLL_TOKEN_LENGTH);
       const at = this.now().getTime();
       const expiresAt = at + this.ttlMs;
@@ -91,6 +99,7 @@ export class EnrollmentTokens {
         createdAt: at,
         expiresAt,
         createdBy: actor.callsign,
+        madeBy: madeBy ?? null,
       });
       await appendAuditEvent(trx, {
         at,
@@ -99,7 +108,10 @@ export class EnrollmentTokens {
         target: member.callsign,
         outcome: 'success',
         clientAddress: actor.clientAddress,
-        detail: { expires_at: new Date(expiresAt).toISOString() },
+        detail: {
+          expires_at: new Date(expiresAt).toISOString(),
+          ...(madeBy === undefined ? {} : { made_by: madeBy }),
+        },
       });
       return { callsign: member.callsign, token, expiresAt: new Date(expiresAt) };
     });
@@ -123,6 +135,8 @@ export class EnrollmentTokens {
       found === undefined ||
       found.callsign.toLowerCase() !== credentials.username.toLowerCase() ||
       found.memberStatus !== 'active' ||
+      // Made for a member who has become an admin since: no admin makes a key for another.
+      (found.madeBy !== null && found.memberIsAdmin) ||
       !this.usable(found, use)
     ) {
       throw refused();
@@ -132,6 +146,7 @@ export class EnrollmentTokens {
       tokenHash,
       spent: found.usedAt !== null,
       preset: { team: found.team, role: found.role },
+      madeBy: found.madeBy,
     };
   }
 

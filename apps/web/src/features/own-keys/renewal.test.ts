@@ -15,6 +15,7 @@ function key(serial: string, purpose: KeyEntry['purpose'], expiresIn: number, re
     revoked_at: revoked ? inDays(-1) : null,
     client_uid: null,
     current: false,
+    made_by: null,
   } satisfies KeyEntry;
 }
 

@@ -22,6 +22,7 @@ function entry(serial: string, purpose: KeyEntry['purpose'], more: Partial<KeyEn
     revoked_at: null,
     client_uid: null,
     current: false,
+    made_by: null,
     ...more,
   } satisfies KeyEntry;
 }
@@ -48,6 +49,17 @@ function renderPage() {
 }
 
 describe('Your keys', () => {
+  it('says which admin made the code a key came through (a renewal code, an enrollment station)', async () => {
+    fakeOwnKeys([
+      entry('0a', 'browser', { current: true, made_by: 'Golf1' }),
+      entry('0b', 'tak-enroll', { client_uid: 'ANDROID-42' }),
+    ]);
+    renderPage();
+    const made = await screen.findByText('made by Golf1 (through their code)');
+    expect(made.closest('li')).toHaveTextContent('This device');
+    expect(screen.getAllByText(/^made by /)).toHaveLength(1);
+  });
+
   it('revokes a lost device’s key after one confirmation naming what stops working', async () => {
     const revoked = fakeOwnKeys([
       entry('0a', 'browser', { current: true }),

@@ -37,10 +37,22 @@ export async function revokePersonKey(callsign: string, serial: string): Promise
   }
 }
 
-/** POST people/{callsign}/renewal-code: a single-use code for a member whose key expired. */
-export async function createRenewalCode(callsign: string): Promise<RenewalCodeResponse> {
+/**
+ * POST people/{callsign}/renewal-code: a single-use code for a member. `revokeKeys` (needed when
+ * they still hold working keys, a lost phone) revokes those keys with it.
+ */
+export async function createRenewalCode({
+  callsign,
+  revokeKeys,
+}: {
+  callsign: string;
+  revokeKeys: boolean;
+}): Promise<RenewalCodeResponse> {
   try {
-    return await apiJson(apiPaths.renewalCode(callsign), 'renewalCode', { method: 'POST' });
+    return await apiJson(apiPaths.renewalCode(callsign), 'renewalCode', {
+      method: 'POST',
+      ...(revokeKeys ? { body: { revoke_keys: true } } : {}),
+    });
   } catch (error) {
     return adminFailure(error, 'Failed to make a renewal code');
   }
@@ -90,5 +102,7 @@ export function useRevokePersonKey() {
 }
 
 export function useCreateRenewalCode() {
-  return useMutation({ mutationFn: createRenewalCode });
+  // The code may have revoked the member's keys.
+  const onSettled = useInvalidateKeys();
+  return useMutation({ mutationFn: createRenewalCode, onSettled });
 }

@@ -12,6 +12,8 @@ listenWithMockApi();
 const DAY = 86_400_000;
 const at = (days: number) => new Date(Date.now() + days * DAY).toISOString();
 const thisYear = new Date().getFullYear();
+const ADMIN_REFUSAL =
+  "Alpha1 is an admin, and no admin makes a key for another admin: demote them first, or the operator uses the CLI's admin-code";
 
 function entry(serial: string, purpose: KeyEntry['purpose'], more: Partial<KeyEntry> = {}) {
   return {
@@ -22,6 +24,7 @@ function entry(serial: string, purpose: KeyEntry['purpose'], more: Partial<KeyEn
     revoked_at: null,
     client_uid: null,
     current: false,
+    made_by: null,
     ...more,
   } satisfies KeyEntry;
 }
@@ -39,9 +42,25 @@ function fakeKeys(keys: KeyEntry[]) {
       );
       return HttpResponse.json({ success: true });
     }),
-    http.post(`${API_PREFIX}/people/:callsign/renewal-code`, ({ params }) => {
-      calls.push(`renewal ${String(params.callsign)}`);
-      return HttpResponse.json({ renewal_code: 'RENEW234', expires_at: at(3) });
+    http.post(`${API_PREFIX}/people/:callsign/renewal-code`, async ({ params, request }) => {
+      const body = await request.text();
+      calls.push(`renewal ${String(params.callsign)} ${body === '' ? '(no body)' : body}`);
+      if (params.callsign === 'Alpha1') {
+        return HttpResponse.json({ detail: ADMIN_REFUSAL }, { status: 409 });
+      }
+      const live = list.filter((key) => key.revoked_at === null && key.expires_at > at(0));
+      const revoking = body !== '' && (JSON.parse(body) as { revoke_keys?: boolean }).revoke_keys;
+      if (live.length > 0 && revoking !== true) {
+        return HttpResponse.json({ detail: 'still holds working keys' }, { status: 409 });
+      }
+      list = list.map((key) =>
+        live.includes(key) ? { ...key, revoked_at: new Date().toISOString() } : key,
+      );
+      return HttpResponse.json({
+        renewal_code: 'RENEW234',
+        expires_at: at(3),
+        keys_revoked: live.length,
+      });
     }),
   );
   return calls;
@@ -92,6 +111,48 @@ describe('the Keys section of the user dialog', () => {
       screen.getByRole('img', { name: 'QR code of the renewal link for Ranger1' }),
     ).toBeInTheDocument();
     expect(screen.getByText(/^Works once, until/)).toBeInTheDocument();
-    expect(calls).toEqual(['renewal Ranger1']);
+    expect(calls).toEqual(['renewal Ranger1 (no body)']);
+  });
+
+  it('asks before a renewal code revokes working keys, naming how many stop working, and sends revoke_keys', async () => {
+    const calls = fakeKeys([
+      entry('0a', 'tak-enroll'),
+      entry('0b', 'browser'),
+      entry('0c', 'browser', { expires_at: at(-10) }),
+    ]);
+    const user = userEvent.setup();
+    renderWithProviders(<UserKeysSection callsign="Ranger1" />);
+    await screen.findAllByRole('button', { name: /^Revoke / });
+    await user.click(screen.getByRole('button', { name: 'Make a renewal code' }));
+    const ask = screen.getByRole('group', { name: 'Revoke their keys?' });
+    expect(ask).toHaveTextContent('their 2 keys stop working');
+    await user.click(within(ask).getByRole('button', { name: 'Keep their keys' }));
+    expect(calls).toEqual([]);
+
+    await user.click(screen.getByRole('button', { name: 'Make a renewal code' }));
+    await user.click(screen.getByRole('button', { name: 'Revoke 2 keys and make the code' }));
+    expect(await screen.findByText('RENEW234')).toBeInTheDocument();
+    expect(screen.getByText('2 keys were revoked.')).toBeInTheDocument();
+    expect(calls).toEqual(['renewal Ranger1 {"revoke_keys":true}']);
+    expect(await screen.findByText('No key of this member works right now.')).toBeInTheDocument();
+  });
+
+  it('shows why the server refuses a renewal code for an admin', async () => {
+    fakeKeys([entry('0c', 'browser', { expires_at: at(-10) })]);
+    const user = userEvent.setup();
+    renderWithProviders(<UserKeysSection callsign="Alpha1" />);
+    await screen.findByText('No key of this member works right now.');
+    await user.click(screen.getByRole('button', { name: 'Make a renewal code' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      `Making the code failed: ${ADMIN_REFUSAL}`,
+    );
+  });
+
+  it('says which admin made the code a key came through', async () => {
+    fakeKeys([entry('0a', 'tak-enroll', { made_by: 'Charlie1' }), entry('0b', 'browser')]);
+    renderWithProviders(<UserKeysSection callsign="Ranger1" />);
+    const rows = await screen.findAllByRole('listitem');
+    expect(rows[0]).toHaveTextContent('made by Charlie1 (through their code)');
+    expect(rows[1]).not.toHaveTextContent('made by');
   });
 });

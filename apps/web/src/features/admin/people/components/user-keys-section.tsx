@@ -3,8 +3,9 @@ import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { KeyEntry } from '@callsign/contract';
 import { Button } from '../../../../components/button';
+import { InlineConfirm } from '../../../../components/inline-confirm';
 import { KeyList } from '../../../../components/key-list';
-import { keyName, whatStopsWorking } from '../../../../lib/key-names';
+import { keyName, keyState, whatStopsWorking } from '../../../../lib/key-names';
 import { errorMessage } from '../../../../lib/api-client';
 import { personKeysQueryOptions, useRevokePersonKey } from '../api/keys';
 import { QueryState } from '../../shared/components/query-state';
@@ -40,52 +41,40 @@ function RevokeKeyAction({
     );
   }
   return (
-    <div
-      role="group"
-      aria-label={t('keys.revoke.title')}
+    <InlineConfirm
+      title={t('keys.revoke.title')}
       className="flex flex-col gap-2 sm:max-w-64"
-    >
-      <p className="text-sm text-stone-800">{whatStopsWorking(t, keyEntry)}</p>
-      {revoke.error !== null && (
-        <p role="alert" className="text-sm text-red-800">
-          {t('keys.revoke.failed')} {errorMessage(revoke.error)}
-        </p>
-      )}
-      <div className="flex gap-2">
-        <Button
-          variant="secondary"
-          autoFocus
-          disabled={revoke.isPending}
-          onClick={() => {
-            onConfirming(false);
-          }}
-        >
-          {t('keys.revoke.keep')}
-        </Button>
-        <Button
-          variant="danger"
-          disabled={revoke.isPending}
-          onClick={() => {
-            revoke.mutate(
-              { callsign, serial: keyEntry.serial },
-              {
-                onSuccess: () => {
-                  onConfirming(false);
-                },
-              },
-            );
-          }}
-        >
-          {revoke.isPending ? t('keys.revoke.revoking') : t('keys.revoke.confirm')}
-        </Button>
-      </div>
-    </div>
+      text={whatStopsWorking(t, keyEntry)}
+      error={
+        revoke.error !== null && (
+          <p role="alert" className="text-sm text-red-800">
+            {t('keys.revoke.failed')} {errorMessage(revoke.error)}
+          </p>
+        )
+      }
+      keepLabel={t('keys.revoke.keep')}
+      confirmLabel={revoke.isPending ? t('keys.revoke.revoking') : t('keys.revoke.confirm')}
+      busy={revoke.isPending}
+      onKeep={() => {
+        onConfirming(false);
+      }}
+      onConfirm={() => {
+        revoke.mutate(
+          { callsign, serial: keyEntry.serial },
+          {
+            onSuccess: () => {
+              onConfirming(false);
+            },
+          },
+        );
+      }}
+    />
   );
 }
 
 /**
  * The "Keys" section of the user dialog: the member's keys, each live one
- * revocable (a lost device), and a renewal code for a member whose key has expired.
+ * revocable (a lost device), and a renewal code (which revokes the keys that still work).
  */
 export function UserKeysSection({ callsign }: { callsign: string }) {
   const { t } = useTranslation();
@@ -114,7 +103,10 @@ export function UserKeysSection({ callsign }: { callsign: string }) {
           )}
         />
       )}
-      <RenewalCodeShare callsign={callsign} />
+      <RenewalCodeShare
+        callsign={callsign}
+        liveKeys={keys.data?.filter((key) => keyState(key) === 'live').length ?? 0}
+      />
     </section>
   );
 }
