@@ -32,6 +32,7 @@ export function accessTable(routes: readonly ApiRoute[]): string {
     const also = [
       ...(route.failureBudget ? ['spends the failure budget'] : []),
       ...(route.mints ? ['mints a certificate'] : []),
+      ...(route.writes ? ['writes (refused cross-site)'] : []),
     ];
     return `| \`${route.method} ${path}\` | ${FACE[route.access]} | ${CREDENTIAL[route.access]} | ${also.join('; ')} |`;
   });

@@ -68,7 +68,8 @@ export function registerAuditRoutes(fastify: FastifyInstance, context: RouteCont
   app.get(
     apiPaths.auditCsv,
     {
-      config: { access: 'admin' },
+      // The export records an audit.export event with the caller's filter.
+      config: { access: 'admin', writes: true },
       schema: {
         querystring: auditFilterSchema,
         response: {

@@ -65,6 +65,8 @@ export interface ApiRoute {
   access: Access;
   /** Answers with a freshly minted certificate (http/cross-site.ts). */
   mints: boolean;
+  /** A GET that changes state, refused cross-site like a write (http/cross-site.ts). */
+  writes: boolean;
   /** Spends the caller's failure budget (http/failure-budget.ts). */
   failureBudget: boolean;
   schema: FastifySchema;
@@ -203,6 +205,7 @@ export function registerAccessControl(app: FastifyInstance, authenticator: Authe
         url: route.url,
         access,
         mints: route.config?.mints === true,
+        writes: route.config?.writes === true,
         failureBudget: route.config?.failureBudget !== undefined,
         schema: route.schema ?? {},
       });
