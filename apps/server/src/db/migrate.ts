@@ -9,6 +9,7 @@ import * as takEnrollmentTokens from './migrations/0005-tak-enrollment-tokens.js
 import * as renewalCodes from './migrations/0006-renewal-codes.js';
 import * as inviteOptionsAndSlips from './migrations/0007-invite-options-and-slips.js';
 import * as auditAppendOnly from './migrations/0008-audit-append-only.js';
+import * as auditNoReplace from './migrations/0010-audit-no-replace.js';
 import type { Database } from './schema.js';
 import { advisoryLockKey } from './transaction.js';
 
@@ -23,6 +24,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0006-renewal-codes': renewalCodes,
   '0007-invite-options-and-slips': inviteOptionsAndSlips,
   '0008-audit-append-only': auditAppendOnly,
+  '0010-audit-no-replace': auditNoReplace,
 };
 
 export class MigrationError extends Error {
