@@ -34,6 +34,8 @@ const UNSAFE_IN_TEXT = String.raw`\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\
 export const TYPED_LINE = new RegExp(`^[^${UNSAFE_IN_TEXT}]*$`);
 /** Typed text that may run over lines (a reason): line breaks and tabs kept. */
 export const TYPED_LINES = new RegExp(String.raw`^(?:[\t\n\r]|[^${UNSAFE_IN_TEXT}])*$`);
+/** Each character typed text never holds, where it is found anyway (text stored before the rule). */
+export const UNSAFE_CHARACTER = new RegExp(`[${UNSAFE_IN_TEXT}]`, 'g');
 export const NO_CONTROL_CHARACTERS = { error: 'no control characters' } as const;
 
 /** Times in answers: ISO 8601 in UTC. */
