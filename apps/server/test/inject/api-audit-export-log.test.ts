@@ -1,7 +1,11 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { apiPaths } from '@callsign/contract';
 import { testEngines } from '../../src/db/test-engines.testing.js';
+import { CLIENT_CERT_HEADER, CLIENT_VERIFY_HEADER } from '../../src/tls/forwarded-certificate.js';
 import type { MemberKey } from '../support/member-fixtures.js';
 import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
@@ -57,5 +61,42 @@ describe.each(testEngines())('the audit export’s log on $name', (engine) => {
     const failures = errors.filter((entry) => entry.msg === 'audit export failed');
     expect(failures).toHaveLength(1);
     expect(failures[0]?.err).toMatchObject({ type: 'SyntaxError', message: /JSON/ });
+  });
+
+  it('logs no error when the client stops the download', async () => {
+    // Enough events (some 10 MB of CSV) that the export is still being read when the client
+    // goes away.
+    const db = portal.portal.database.db;
+    for (let batch = 0; batch < 20; batch += 1) {
+      const rows = Array.from({ length: 500 }, (_, index) => ({
+        id: `0190a1b2-0000-7000-8000-${String(batch * 500 + index).padStart(12, '0')}`,
+        occurred_at: 1_000 + batch * 500 + index,
+        action: 'invite.create',
+        target: 'x'.repeat(2_000),
+        outcome: 'success' as const,
+      }));
+      await db.insertInto('audit_events').values(rows).execute();
+    }
+    await portal.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = portal.app.server.address() as AddressInfo;
+    const headers = {
+      host: portal.config.mtlsHost,
+      [CLIENT_CERT_HEADER]: encodeURIComponent(admin.certificatePem),
+      [CLIENT_VERIFY_HEADER]: 'SUCCESS',
+    };
+    const errors = await errorsLoggedBy(async () => {
+      await new Promise<void>((resolve, reject) => {
+        const request = http.get({ host: '127.0.0.1', port, path: apiPaths.auditCsv, headers });
+        request.on('response', (response) => {
+          expect(response.statusCode).toBe(200);
+          response.once('data', () => request.destroy());
+        });
+        request.on('error', reject);
+        request.on('close', resolve);
+      });
+      // The server notices the closed connection and ends the pipeline.
+      await sleep(1_000);
+    });
+    expect(errors).toEqual([]);
   });
 });
