@@ -400,7 +400,7 @@ export function forwardedCertificate(
   certificatePem: string,
   verify = 'SUCCESS',
   secret: string | null = PROXY_SECRET,
-): Record<string, string> {
+) {
   return {
     'x-ssl-client-cert': encodeURIComponent(certificatePem),
     'x-ssl-client-verify': verify,
