@@ -71,6 +71,7 @@ function requestFaces(portal: Portal): RequestFaces {
   return proxyFaces({
     mtlsHost: config.mtlsHost,
     trustedProxies: config.trustedProxies,
+    proxySecret: config.proxySecret,
     issuingCa: new X509Certificate(portal.ca.issuingCertificatePem),
     lookup: certificates.lookup,
   });

@@ -227,6 +227,39 @@ describe('loadConfig', () => {
     expect(loadConfig(proxy, { cwd }).tlsMode).toBe('proxy');
   });
 
+  it('reads the proxy’s secret from PORTAL_PROXY_SECRET_FILE, in proxy mode only', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'portal-config-'));
+    const proxy = { PORTAL_TLS_MODE: 'proxy', PORTAL_TRUSTED_PROXIES: '127.0.0.1' };
+    const secret = 'Zm9yIHRoZSBwcm94eSBvbmx5LCAzMiBieXRlcyBvciBtb3Jl';
+    try {
+      expect(loadConfig(proxy, { cwd }).proxySecret).toBeUndefined();
+      await writeFile(path.join(dir, 'proxy-secret'), `${secret}\n`, { mode: 0o600 });
+      const config = loadConfig(
+        { ...proxy, PORTAL_PROXY_SECRET_FILE: 'proxy-secret' },
+        { cwd: dir },
+      );
+      expect(config.proxySecret).toBe(secret);
+
+      const refused = async (text: string, reason: RegExp) => {
+        await writeFile(path.join(dir, 'bad'), text);
+        expect(() =>
+          loadConfig({ ...proxy, PORTAL_PROXY_SECRET_FILE: 'bad' }, { cwd: dir }),
+        ).toThrow(reason);
+      };
+      await refused('short', /PORTAL_PROXY_SECRET_FILE: .* at least 32 characters/);
+      await refused(`${secret} ${secret}`, /PORTAL_PROXY_SECRET_FILE: .* letters, digits/);
+      await refused(`${secret}"`, /PORTAL_PROXY_SECRET_FILE: .* letters, digits/);
+      expect(() =>
+        loadConfig({ ...proxy, PORTAL_PROXY_SECRET_FILE: 'missing' }, { cwd: dir }),
+      ).toThrow(/PORTAL_PROXY_SECRET_FILE: cannot read/);
+      expect(() => loadConfig({ PORTAL_PROXY_SECRET_FILE: 'proxy-secret' }, { cwd: dir })).toThrow(
+        /PORTAL_PROXY_SECRET_FILE: only used when PORTAL_TLS_MODE=proxy/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('wants both TLS files or neither', () => {
     expect(() => loadConfig({ PORTAL_TLS_CERT: 'cert.pem' }, { cwd })).toThrow(
       /PORTAL_TLS_CERT, PORTAL_TLS_KEY/,

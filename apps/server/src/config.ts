@@ -192,6 +192,7 @@ const environmentSchema = z.object({
     .optional(),
   PORTAL_IDM_REALM: optionalText,
   PORTAL_TRUSTED_PROXIES: addressList,
+  PORTAL_PROXY_SECRET_FILE: optionalText,
   PORTAL_TLS_MODE: z
     .enum(['builtin', 'proxy'], {
       error: 'must be builtin (the portal terminates TLS) or proxy (behind nginx, plain HTTP)',
@@ -278,6 +279,11 @@ export interface Config {
   takEnroll: TakEnrollConfig | undefined;
   idmConsoleUrl: string;
   trustedProxies: string[];
+  /**
+   * The secret the proxy sends beside a forwarded certificate (`PORTAL_PROXY_SECRET_FILE`);
+   * undefined: the proxy's address alone is trusted.
+   */
+  proxySecret: string | undefined;
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
   caPassphrase: string | undefined;
@@ -401,6 +407,34 @@ function checkTruststorePem(file: string): void {
   }
 }
 
+/** What nginx can put between quotes in `proxy_set_header` as it is: no space, quote or `$`. */
+const PROXY_SECRET_PATTERN = /^[A-Za-z0-9+/=._~-]+$/;
+const PROXY_SECRET_MIN_LENGTH = 32;
+
+/** The proxy's secret, read once at start from its file (trimmed). */
+function readProxySecret(file: string): string {
+  const invalid = (reason: string) =>
+    new ConfigError(`Invalid configuration:\n  PORTAL_PROXY_SECRET_FILE: ${reason}`);
+  let secret: string;
+  try {
+    secret = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw invalid(`cannot read ${file} (${reason})`);
+  }
+  if (secret.length < PROXY_SECRET_MIN_LENGTH) {
+    throw invalid(
+      `${file} must hold at least ${PROXY_SECRET_MIN_LENGTH} characters (openssl rand -base64 32)`,
+    );
+  }
+  if (!PROXY_SECRET_PATTERN.test(secret)) {
+    throw invalid(
+      `${file} must hold letters, digits and + / = . _ ~ - only (openssl rand -base64 32)`,
+    );
+  }
+  return secret;
+}
+
 function takEnrollConfig(
   settings: z.infer<typeof environmentSchema>,
   tlsMode: TlsMode,
@@ -468,6 +502,11 @@ export function loadConfig(
       'Invalid configuration:\n  PORTAL_TLS_CERT, PORTAL_TLS_KEY: not used when PORTAL_TLS_MODE=proxy (the proxy holds the certificate); remove them',
     );
   }
+  if (tlsMode !== 'proxy' && settings.PORTAL_PROXY_SECRET_FILE !== undefined) {
+    throw new ConfigError(
+      'Invalid configuration:\n  PORTAL_PROXY_SECRET_FILE: only used when PORTAL_TLS_MODE=proxy (no proxy forwards a certificate); remove it',
+    );
+  }
   const keyPoolSize = settings.PORTAL_KEY_POOL_SIZE;
   // Half the pool by default: a refill is a run of keys, not a key after every download.
   const keyPoolLowWater = settings.PORTAL_KEY_POOL_LOW_WATER ?? Math.floor(keyPoolSize / 2);
@@ -533,6 +572,10 @@ export function loadConfig(
       settings.PORTAL_IDM_CONSOLE_URL ??
       `https://${host}:9443/admin/${encodeURIComponent(realm)}/console/`,
     trustedProxies: settings.PORTAL_TRUSTED_PROXIES,
+    proxySecret:
+      settings.PORTAL_PROXY_SECRET_FILE === undefined
+        ? undefined
+        : readProxySecret(path.resolve(cwd, settings.PORTAL_PROXY_SECRET_FILE)),
     tlsCertFile:
       settings.PORTAL_TLS_CERT === undefined
         ? undefined

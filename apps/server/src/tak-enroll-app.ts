@@ -19,7 +19,7 @@ import {
 } from './tak/enrollment.js';
 import {
   answerFormat,
-  deviceId,
+  deviceField,
   NotAcceptableError,
   type Device,
 } from './modules/tak-enroll/enrollment.js';
@@ -53,8 +53,8 @@ function deviceOf(request: FastifyRequest<{ Querystring: EnrollQuery }>): Device
   const query = request.query;
   return {
     // ATAK and the iOS clients write clientUid; other clients (goatak) clientUID.
-    clientUid: deviceId(query.clientUid ?? query.clientUID),
-    version: deviceId(query.version),
+    clientUid: deviceField('clientUid', query.clientUid ?? query.clientUID),
+    version: deviceField('version', query.version),
     clientAddress: request.ip,
   };
 }

@@ -504,6 +504,29 @@ describe.each(testEngines())('TAK enrollment on $name', (engine) => {
       expect((await enroll('Junk1', token.token)).response.status).toBe(200);
     });
 
+    it('refuse a device id or version with control, bidi or invisible characters (400) and stay unspent', async () => {
+      const member = await portal.addMember('Uid1');
+      const token = await tokenFor(member);
+      const device = await opensslCsr({ subject: '/CN=Uid1', key: 'ec' });
+      // C1 (NEL), a bidi override, a zero-width space, a line separator; and an escape.
+      for (const query of [
+        'clientUid=ANDROID-%C2%851',
+        'clientUid=ANDROID-%E2%80%AEfedcba',
+        'clientUID=ANDROID-%E2%80%8B1',
+        'clientUid=ANDROID-1&version=4.10%E2%80%A8',
+        'clientUid=ANDROID-1&version=4.10%1b%5b2J',
+      ]) {
+        const refused = await callFace(face, `${SIGN_V2}?${query}`, {
+          basic: ['Uid1', token.token],
+          body: device.csrPem,
+        });
+        expect(refused.status, query).toBe(400);
+        expect(refused.text).toContain('no control characters');
+      }
+      expect(await certificatesOf('Uid1')).toBe(1);
+      expect((await enroll('Uid1', token.token)).response.status).toBe(200);
+    });
+
     it('are not given to a pending or revoked member', async () => {
       const pendingJwt = await portal.addPendingEnrollee('Wait1', 'WAIT2345');
       const byJwt = await portal.api('public', 'POST', takPaths.enrollmentToken, {

@@ -115,8 +115,10 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     // Before 0008 nothing stopped a change.
     await sql`update audit_events set actor = 'Before'`.execute(handle.db);
 
-    // Other slices' migrations (0005…0007) run in between, and later ones after.
-    expect(await migrateToLatest(handle)).toContain('0008-audit-append-only');
+    // Other slices' migrations (0005…0007) run in between.
+    expect(
+      (await migrateToLatest(handle, migrationsThrough('0008-audit-append-only'))).at(-1),
+    ).toBe('0008-audit-append-only');
 
     await insert('0190a1b2-0000-7000-8000-000000000002');
     await expect(sql`update audit_events set actor = 'After'`.execute(handle.db)).rejects.toThrow(
@@ -139,6 +141,35 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     const migration = MIGRATIONS['0008-audit-append-only'];
     await migration?.down?.(handle.db);
     await sql`delete from audit_events`.execute(handle.db);
+  });
+
+  it('refuse an insert that would replace an audit event (0010), on every way of writing it', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    await migrateToLatest(handle);
+    const id = '0190a1b2-0000-7000-8000-000000000003';
+    await sql`insert into audit_events (id, occurred_at, actor, action, outcome)
+      values (${id}, 1, 'Original', 'sign-in', 'success')`.execute(handle.db);
+    const rewrites =
+      engine.name === 'sqlite'
+        ? [
+            sql`insert or replace into audit_events (id, occurred_at, actor, action, outcome)
+              values (${id}, 2, 'Forger', 'sign-in', 'failure')`,
+            sql`replace into audit_events (id, occurred_at, actor, action, outcome)
+              values (${id}, 2, 'Forger', 'sign-in', 'failure')`,
+          ]
+        : [];
+    rewrites.push(sql`insert into audit_events (id, occurred_at, actor, action, outcome)
+      values (${id}, 2, 'Forger', 'sign-in', 'failure')
+      on conflict (id) do update set actor = excluded.actor`);
+    for (const rewrite of rewrites) {
+      await expect(rewrite.execute(handle.db)).rejects.toThrow(/audit events are append-only/);
+    }
+    const rows = await handle.db.selectFrom('audit_events').select(['id', 'actor']).execute();
+    expect(rows).toEqual([{ id, actor: 'Original' }]);
+    // A new event still goes in.
+    await sql`insert into audit_events (id, occurred_at, action, outcome)
+      values ('0190a1b2-0000-7000-8000-000000000004', 3, 'sign-in', 'success')`.execute(handle.db);
   });
 
   it('rename the purposes of existing keys and give existing members the default TAK preset', async () => {

@@ -10,6 +10,7 @@ import * as renewalCodes from './migrations/0006-renewal-codes.js';
 import * as inviteOptionsAndSlips from './migrations/0007-invite-options-and-slips.js';
 import * as auditAppendOnly from './migrations/0008-audit-append-only.js';
 import * as madeBy from './migrations/0009-made-by.js';
+import * as auditNoReplace from './migrations/0010-audit-no-replace.js';
 import type { Database } from './schema.js';
 import { advisoryLockKey } from './transaction.js';
 
@@ -25,6 +26,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0007-invite-options-and-slips': inviteOptionsAndSlips,
   '0008-audit-append-only': auditAppendOnly,
   '0009-made-by': madeBy,
+  '0010-audit-no-replace': auditNoReplace,
 };
 
 export class MigrationError extends Error {

@@ -5,6 +5,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route answers with a freshly minted certificate: refused cross-site like a write. */
     mints?: boolean;
+    /** A GET that changes state (audit.csv records its export): refused cross-site like a write. */
+    writes?: boolean;
   }
 }
 
@@ -42,9 +44,9 @@ function isFromOwnPages(request: FastifyRequest, ownOrigins: ReadonlySet<string>
  * A client certificate is an ambient credential, like a cookie: any page a member opens could
  * make their browser send it (docs/api.md, "No cross-site writes"). On every API route:
  *
- * - a request that changes state (POST, PUT, PATCH, DELETE) or mints a certificate
- *   (`config.mints`) is refused with 403 unless it comes from the portal's own pages (or from no
- *   page at all: curl, the TAK clients);
+ * - a request that changes state (POST, PUT, PATCH, DELETE, or a GET that declares
+ *   `config.writes`) or mints a certificate (`config.mints`) is refused with 403 unless it comes
+ *   from the portal's own pages (or from no page at all: curl, the TAK clients);
  * - a request that changes state or carries a body must say `Content-Type: application/json`
  *   (415 otherwise, an empty body included), which no HTML form can send.
  *
@@ -61,11 +63,9 @@ export function registerCrossSiteGuard(app: FastifyInstance, ownOrigins: readonl
 /** Why the request is refused, or undefined. */
 function refusalOf(request: FastifyRequest, own: ReadonlySet<string>): Error | undefined {
   if (!isApiPath(request.routeOptions.url)) return undefined;
+  const { mints, writes } = request.routeOptions.config;
   const changesState = STATE_CHANGING.has(request.method);
-  if (
-    (changesState || request.routeOptions.config.mints === true) &&
-    !isFromOwnPages(request, own)
-  ) {
+  if ((changesState || mints === true || writes === true) && !isFromOwnPages(request, own)) {
     return new ForbiddenError('Cross-site request refused');
   }
   if ((changesState || hasBody(request)) && !isJson(request.headers['content-type'])) {

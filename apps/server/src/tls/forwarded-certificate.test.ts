@@ -7,6 +7,7 @@ import { loadTestCa } from '../ca/test-ca.testing.js';
 import { makeTempDir, removeTempDir, selfSignedCertificate } from '../ca/openssl-cli.testing.js';
 import type { RecordedCertificate } from './client-certificate.js';
 import {
+  proxySecretCheck,
   trustedProxyMatcher,
   verifyForwardedCertificate,
   type ForwardedCertificateOptions,
@@ -69,6 +70,33 @@ describe('verifyForwardedCertificate', () => {
       notAfter: new Date(new X509Certificate(member.certificatePem).validTo),
       madeBy: null,
     });
+  });
+
+  it('with PORTAL_PROXY_SECRET_FILE, believes the headers only beside the proxy’s secret', async () => {
+    const secret = 'c2VjcmV0IG9mIHRoZSBwcm94eSwgMzIgYnl0ZXMgb3IgbW9yZQ';
+    const guarded = { ...options, proxySecret: proxySecretCheck(secret) };
+    const from = (proxySecret: string | string[] | undefined) => ({
+      ...headers(member.certificatePem),
+      proxySecret,
+    });
+    // A local process that connects from the proxy's address but does not know the secret.
+    for (const forged of [
+      undefined,
+      '',
+      'wrong',
+      secret.slice(0, -1),
+      `${secret}x`,
+      [secret, secret],
+    ]) {
+      expect(await verifyForwardedCertificate(from(forged), guarded)).toEqual({ status: 'absent' });
+    }
+    expect(await verifyForwardedCertificate(from(secret), guarded)).toMatchObject({
+      status: 'verified',
+      callsign: 'Ranger1',
+    });
+    // From another address the secret alone is not enough either.
+    const elsewhere = { ...from(secret), remoteAddress: '10.0.0.6' };
+    expect(await verifyForwardedCertificate(elsewhere, guarded)).toEqual({ status: 'absent' });
   });
 
   it('ignores the headers from any other address, or without the verdict SUCCESS', async () => {

@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, createHash, timingSafeEqual } from 'node:crypto';
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { normalizeSerial } from '../ca/serial.js';
 import {
@@ -13,7 +13,9 @@ import { plainAddress } from './peer-address.js';
  * forwards the client certificate it saw as a URL-encoded PEM header (nginx:
  * `$ssl_client_escaped_cert`), with its verdict in a second header (`$ssl_client_verify`).
  * The portal believes neither blindly: the headers count only on a connection from a trusted
- * proxy address and with the proxy's `SUCCESS`, and the certificate is then verified here again,
+ * proxy address (and, with PORTAL_PROXY_SECRET_FILE, beside the proxy's secret header, which a
+ * local process that can connect from that address does not know) and with the proxy's
+ * `SUCCESS`, and the certificate is then verified here again,
  * chain to the portal's issuing CA, dates, purpose, and the per-request checks of the built-in
  * face (issued by this portal, CN, not revoked).
  */
@@ -22,6 +24,8 @@ import { plainAddress } from './peer-address.js';
 export const CLIENT_CERT_HEADER = 'x-ssl-client-cert';
 /** The proxy's verdict (nginx: `$ssl_client_verify`): `SUCCESS`, `FAILED:reason` or `NONE`. */
 export const CLIENT_VERIFY_HEADER = 'x-ssl-client-verify';
+/** The secret the proxy sends beside them (`PORTAL_PROXY_SECRET_FILE`, docs/deployment.md). */
+export const PROXY_SECRET_HEADER = 'x-portal-proxy-secret';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 
@@ -45,6 +49,22 @@ function singleHeader(value: string | string[] | undefined): string | undefined 
   return Array.isArray(value) ? undefined : value;
 }
 
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * The test of the proxy's secret header against `secret`, in constant time (both sides hashed
+ * first, so neither the content nor the length of the secret shows in the time taken).
+ */
+export function proxySecretCheck(
+  secret: string,
+): (header: string | string[] | undefined) => boolean {
+  const expected = digest(secret);
+  return (header) => {
+    const given = singleHeader(header);
+    return given !== undefined && timingSafeEqual(digest(given), expected);
+  };
+}
+
 function commonNameOf(certificate: X509Certificate): string | undefined {
   const names = certificate.subject
     .split('\n')
@@ -58,10 +78,14 @@ export interface ForwardedHeaders {
   remoteAddress: string | undefined;
   cert: string | string[] | undefined;
   verify: string | string[] | undefined;
+  /** The proxy's secret header, checked when the options hold a `proxySecret` test. */
+  proxySecret?: string | string[] | undefined;
 }
 
 export interface ForwardedCertificateOptions {
   isTrustedProxy: (address: string) => boolean;
+  /** With PORTAL_PROXY_SECRET_FILE: whether the secret header is the proxy's (proxySecretCheck). */
+  proxySecret?: ((header: string | string[] | undefined) => boolean) | undefined;
   /** The portal's issuing CA: the only signer of member certificates. */
   issuingCa: X509Certificate;
   lookup: CertificateLookup;
@@ -75,6 +99,9 @@ export async function verifyForwardedCertificate(
 ): Promise<ClientCertificateResult> {
   const { remoteAddress } = headers;
   if (remoteAddress === undefined || !options.isTrustedProxy(remoteAddress)) {
+    return { status: 'absent' };
+  }
+  if (options.proxySecret !== undefined && !options.proxySecret(headers.proxySecret)) {
     return { status: 'absent' };
   }
   const escaped = singleHeader(headers.cert);

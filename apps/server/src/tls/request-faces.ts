@@ -9,6 +9,8 @@ import {
 import {
   CLIENT_CERT_HEADER,
   CLIENT_VERIFY_HEADER,
+  PROXY_SECRET_HEADER,
+  proxySecretCheck,
   trustedProxyMatcher,
   verifyForwardedCertificate,
 } from './forwarded-certificate.js';
@@ -41,6 +43,8 @@ function hostNameOf(request: IncomingMessage): string {
 export interface ProxyFacesOptions {
   mtlsHost: string;
   trustedProxies: readonly string[];
+  /** PORTAL_PROXY_SECRET_FILE's secret, which the proxy sends beside the certificate. */
+  proxySecret: string | undefined;
   issuingCa: X509Certificate;
   lookup: CertificateLookup;
 }
@@ -53,6 +57,8 @@ export interface ProxyFacesOptions {
 export function proxyFaces(options: ProxyFacesOptions): RequestFaces {
   const mtlsHost = options.mtlsHost.toLowerCase();
   const isTrustedProxy = trustedProxyMatcher(options.trustedProxies);
+  const proxySecret =
+    options.proxySecret === undefined ? undefined : proxySecretCheck(options.proxySecret);
   return {
     faceOf: (request) => (hostNameOf(request) === mtlsHost ? 'mtls' : 'public'),
     clientCertificate(request) {
@@ -61,8 +67,9 @@ export function proxyFaces(options: ProxyFacesOptions): RequestFaces {
           remoteAddress: request.socket.remoteAddress,
           cert: request.headers[CLIENT_CERT_HEADER],
           verify: request.headers[CLIENT_VERIFY_HEADER],
+          proxySecret: request.headers[PROXY_SECRET_HEADER],
         },
-        { isTrustedProxy, issuingCa: options.issuingCa, lookup: options.lookup },
+        { isTrustedProxy, proxySecret, issuingCa: options.issuingCa, lookup: options.lookup },
       );
     },
   };

@@ -103,6 +103,20 @@ describe('cross-site requests on the mTLS face', () => {
     expect(await snapshot()).toBe(before);
   });
 
+  it('records no audit export for a cross-site or same-site GET of audit.csv', async () => {
+    // The export writes its own audit.export event, with text the link chooses: a write.
+    const path = `${apiPaths.auditCsv}?action=${encodeURIComponent('sign-in from evil.example')}`;
+    const before = await snapshot();
+    expectDetail(await fromBrowser('GET', path, 'cross-site'), 403, CROSS_SITE);
+    expectDetail(await fromBrowser('GET', path, 'same-site'), 403, CROSS_SITE);
+    expectDetail(await fromBrowser('GET', path, 'cross-site', { origin: EVIL }), 403, CROSS_SITE);
+    expect(await snapshot()).toBe(before);
+    // The admin page's own download link: a same-origin navigation.
+    const exported = await fromBrowser('GET', path, 'same-origin');
+    expect(exported.status, exported.text).toBe(200);
+    expect(exported.headers['content-type']).toBe('text/csv; charset=utf-8');
+  });
+
   it('answers the same requests from the portal’s own pages', async () => {
     const created = await fromBrowser('POST', apiPaths.createInvite, 'same-origin', {
       origin: portal.origin('mtls'),

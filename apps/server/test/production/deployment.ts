@@ -22,6 +22,9 @@ export const MTLS_HOST = `mtls.${HOST}`;
 /** TAK_HOST by default: the TAK enrollment face's name. */
 export const TAK_HOST = `tak.${HOST}`;
 export const PROXY_ADDRESS = '127.0.0.2';
+/** The secret nginx sends beside a forwarded certificate (PORTAL_PROXY_SECRET_FILE). */
+export const PROXY_SECRET = 'cHJvZHVjdGlvbi10aWVyIHByb3h5IHNlY3JldA==';
+const NGINX_PROXY_SECRET_CONF = '/etc/nginx/callsign-portal-proxy-secret.conf';
 export const NGINX_CONF = path.join(REPO_ROOT, 'deploy', 'nginx', 'portal.conf');
 const MAIN = path.join(SERVER_DIST, 'main.js');
 const CLI = path.join(SERVER_DIST, 'cli.js');
@@ -159,8 +162,14 @@ export async function nginxConfig(
     .replaceAll('/etc/callsign-portal/tls/privkey.pem', options.keyFile)
     .replaceAll('/etc/callsign-portal/tls/tak-fullchain.pem', options.certFile)
     .replaceAll('/etc/callsign-portal/tls/tak-privkey.pem', options.keyFile)
-    .replaceAll('/etc/callsign-portal/portal-ca.pem', options.caFile);
+    .replaceAll('/etc/callsign-portal/portal-ca.pem', options.caFile)
+    .replaceAll(NGINX_PROXY_SECRET_CONF, path.join(dir, 'proxy-secret.conf'));
   await writeFile(path.join(dir, 'portal.conf'), site);
+  await writeFile(
+    path.join(dir, 'proxy-secret.conf'),
+    `proxy_set_header X-Portal-Proxy-Secret "${PROXY_SECRET}";\n`,
+    { mode: 0o600 },
+  );
   for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) {
     await mkdir(path.join(dir, temp), { recursive: true });
   }
@@ -254,10 +263,13 @@ export async function startDeployment(
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-prod-'));
   const dataDir = path.join(workDir, 'data');
   await prepareSharedData(dataDir);
+  const proxySecretFile = path.join(workDir, 'proxy-secret');
+  await writeFile(proxySecretFile, `${PROXY_SECRET}\n`, { mode: 0o600 });
   const env: Record<string, string> = {
     PORTAL_HOST: HOST,
     PORTAL_TLS_MODE: 'proxy',
     PORTAL_TRUSTED_PROXIES: PROXY_ADDRESS,
+    PORTAL_PROXY_SECRET_FILE: proxySecretFile,
     PORTAL_DATA_DIR: dataDir,
     DATABASE_URL: database.options.databaseUrl ?? '',
     PORTAL_WEB_DIR: path.join(workDir, 'web'),
@@ -380,10 +392,18 @@ export function direct(
   });
 }
 
-/** The headers nginx sets on the mTLS face for a certificate it verified. */
-export function forwardedCertificate(certificatePem: string, verify = 'SUCCESS') {
+/**
+ * The headers nginx sets on the mTLS face for a certificate it verified, with its secret
+ * (`secret` null: without one, as a forger who does not know it).
+ */
+export function forwardedCertificate(
+  certificatePem: string,
+  verify = 'SUCCESS',
+  secret: string | null = PROXY_SECRET,
+) {
   return {
     'x-ssl-client-cert': encodeURIComponent(certificatePem),
     'x-ssl-client-verify': verify,
+    ...(secret === null ? {} : { 'x-portal-proxy-secret': secret }),
   };
 }

@@ -24,6 +24,7 @@ import { derOfLines, opensslCsr } from '../support/tak-client.js';
 import {
   HOST,
   PROXY_ADDRESS,
+  PROXY_SECRET,
   TAK_HOST,
   direct,
   forwardedCertificate,
@@ -308,6 +309,42 @@ describe.skipIf(postgres === undefined)('behind nginx, two instances on PostgreS
     });
     const copyPem = await readFile(copy, 'utf8');
     expect((await ask(PROXY_ADDRESS, forwardedCertificate(copyPem))).status).toBe(403);
+  });
+
+  it('a forged certificate header from the proxy’s address without the proxy’s secret is ignored', async () => {
+    // A local process that can connect from nginx's address (PORTAL_TRUSTED_PROXIES) but cannot
+    // read nginx's secret file (PORTAL_PROXY_SECRET_FILE).
+    const [instance] = deployment.instances;
+    if (instance === undefined) throw new Error('no instance');
+    const adminPem = keys.Eagle1?.pem ?? '';
+    const ask = (headers: Record<string, string>) =>
+      direct(instance, 'GET', apiPaths.checkAuthAdmin, {
+        face: 'mtls',
+        from: PROXY_ADDRESS,
+        headers,
+      });
+
+    expect((await ask(forwardedCertificate(adminPem, 'SUCCESS', null))).status).toBe(403);
+    for (const guess of ['', 'guess', PROXY_SECRET.slice(1), `${PROXY_SECRET}x`]) {
+      expect((await ask(forwardedCertificate(adminPem, 'SUCCESS', guess))).status).toBe(403);
+    }
+    const page = await direct(instance, 'GET', '/', {
+      face: 'mtls',
+      from: PROXY_ADDRESS,
+      headers: forwardedCertificate(adminPem, 'SUCCESS', null),
+    });
+    expect(page.status).toBe(302);
+    // With the secret, as nginx sends it: accepted.
+    expect((await ask(forwardedCertificate(adminPem))).status).toBe(200);
+    // A client that sends the secret header itself through nginx gets nowhere either: nginx
+    // replaces it on the mTLS face, and the public face takes no certificate.
+    const throughNginx = await deployment.curl('public', apiPaths.checkAuthAdmin, [
+      ...Object.entries(forwardedCertificate(adminPem)).flatMap(([name, value]) => [
+        '-H',
+        `${name}: ${value}`,
+      ]),
+    ]);
+    expect(throughNginx.status).toBe(403);
   });
 
   it('a revocation through instance A is refused through instance B and through nginx', async () => {

@@ -35,6 +35,7 @@ export function accessTable(routes: readonly ApiRoute[]): string {
       ...(route.handsOutKey
         ? ['an enrollment JWT only until 24 h after the member’s first key']
         : []),
+      ...(route.writes ? ['writes (refused cross-site)'] : []),
     ];
     return `| \`${route.method} ${path}\` | ${FACE[route.access]} | ${CREDENTIAL[route.access]} | ${also.join('; ')} |`;
   });

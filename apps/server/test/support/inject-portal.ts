@@ -90,8 +90,15 @@ async function certificateOf(key: NonNullable<ApiRequestOptions['key']>): Promis
   return key.certificatePem ?? certificateInPfx(key);
 }
 
+export interface OpenInjectPortalOptions extends OpenTestPortalOptions {
+  /** Where the app's log lines go (at PORTAL_LOG_LEVEL); without it the app logs nothing. */
+  logStream?: { write(line: string): void };
+}
+
 /** Opens a portal and builds its app for app.inject(); `api` calls it as TestPortal.api does over TLS. */
-export async function openInjectPortal(options: OpenTestPortalOptions = {}): Promise<InjectPortal> {
+export async function openInjectPortal(
+  options: OpenInjectPortalOptions = {},
+): Promise<InjectPortal> {
   const opened = await openTestPortal({
     ...options,
     env: { PORTAL_TLS_MODE: 'proxy', PORTAL_TRUSTED_PROXIES: PROXY_ADDRESS, ...options.env },
@@ -99,7 +106,8 @@ export async function openInjectPortal(options: OpenTestPortalOptions = {}): Pro
   const { config, portal } = opened;
   let app: FastifyInstance;
   try {
-    app = await buildApp(portal, { logger: false });
+    const { logStream } = options;
+    app = await buildApp(portal, logStream === undefined ? { logger: false } : { logStream });
     await app.ready();
   } catch (error) {
     await opened.destroy();

@@ -1,5 +1,6 @@
 import type { TFunction } from 'i18next';
 import type { KeyEntry } from '@callsign/contract';
+import { visibleText } from './visible-text';
 
 /**
  * How a key is named to people: what it is for and when it was made, in the
@@ -51,7 +52,7 @@ export function keyName(t: TFunction, key: KeyEntry, language: string, now?: Dat
     case 'tak-enroll':
       return key.client_uid === null
         ? t('keys.names.tak_enroll', { date })
-        : t('keys.names.tak_enroll_device', { date, device: key.client_uid });
+        : t('keys.names.tak_enroll_device', { date, device: visibleText(key.client_uid) });
   }
 }
 
@@ -75,6 +76,6 @@ export function whatStopsWorking(t: TFunction, key: KeyEntry): string {
     case 'tak-package':
       return t('keys.stops.tak_package');
     case 'tak-enroll':
-      return t('keys.stops.tak_enroll', { device: key.client_uid ?? '' });
+      return t('keys.stops.tak_enroll', { device: visibleText(key.client_uid ?? '') });
   }
 }

@@ -66,6 +66,8 @@ export interface ApiRoute {
   access: Access;
   /** Answers with a freshly minted certificate (http/cross-site.ts). */
   mints: boolean;
+  /** A GET that changes state, refused cross-site like a write (http/cross-site.ts). */
+  writes: boolean;
   /** Spends the caller's failure budget (http/failure-budget.ts). */
   failureBudget: boolean;
   /** Answers a key or what turns into one: the key rule of bearer tokens applies. */
@@ -233,6 +235,7 @@ export function registerAccessControl(app: FastifyInstance, authenticator: Authe
         url: route.url,
         access,
         mints,
+        writes: route.config?.writes === true,
         failureBudget: route.config?.failureBudget !== undefined,
         handsOutKey,
         schema: route.schema ?? {},

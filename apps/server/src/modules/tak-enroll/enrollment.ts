@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import { TYPED_LINE } from '@callsign/contract';
 import { BadCsrError, checkCsr } from '../../ca/csr.js';
 import { BadRequestError, HttpError } from '../../errors.js';
 import { decodePemBlocks, encodePem } from '../../ca/pem.js';
@@ -32,12 +33,15 @@ export class NotAcceptableError extends HttpError {
   }
 }
 
-/** The device's own id as the client sends it; control characters dropped, at most 255. */
-export function deviceId(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  // eslint-disable-next-line no-control-regex
-  const cleaned = value.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255);
-  return cleaned === '' ? null : cleaned;
+/**
+ * A device's id or version (query parameter `name`) as the client sends it, at most 255
+ * characters; null when not sent. Admins read it (keys, audit), so it is typed text like any
+ * other: 400, the token unspent, for a control, bidi or invisible character.
+ */
+export function deviceField(name: string, value: unknown): string | null {
+  if (typeof value !== 'string' || value === '') return null;
+  if (!TYPED_LINE.test(value)) throw new BadRequestError(`${name}: no control characters`);
+  return value.slice(0, 255);
 }
 
 export interface EnrollmentSettings {

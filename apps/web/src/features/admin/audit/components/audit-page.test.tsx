@@ -69,6 +69,33 @@ function renderPage(path = '/app/admin/audit', language = 'en') {
 }
 
 describe('the audit log page', () => {
+  it('shows a bidi control or invisible character stored in an event as its code point', async () => {
+    // Stored before typed text refused them, or by an older TAK client: shown, never obeyed.
+    server.use(
+      http.get(apiPaths.audit, () =>
+        HttpResponse.json({
+          events: [
+            event(0, {
+              actor: 'Chief1',
+              action: 'tak.enroll',
+              target: 'Chief\u200b1',
+              detail: { client_uid: 'ANDROID-\u202eexe.gnp', version: '4.10\u0085' },
+            }),
+          ],
+          next_before: null,
+        }),
+      ),
+    );
+    renderPage();
+
+    const item = await screen.findByRole('listitem');
+    expect(within(item).getByText('Chief⟨U+200B⟩1')).toBeInTheDocument();
+    expect(
+      within(item).getByText('client_uid: ANDROID-⟨U+202E⟩exe.gnp, version: 4.10⟨U+0085⟩'),
+    ).toBeInTheDocument();
+    expect(item.textContent).not.toMatch(/[\u0085\u200b\u202e]/);
+  });
+
   it('lists the newest events as cards and loads more with the cursor', async () => {
     const calls = fakeLog(AUDIT_PAGE_SIZE + 3);
     renderPage();

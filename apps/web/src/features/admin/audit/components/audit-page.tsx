@@ -6,6 +6,7 @@ import type { AuditEventAnswer } from '@callsign/contract';
 import { Button, buttonClass } from '../../../../components/button';
 import { formatDateTime } from '../../../../lib/format';
 import { paths } from '../../../../lib/paths';
+import { visibleText } from '../../../../lib/visible-text';
 import { auditCsvHref, auditQueryOptions, NO_AUDIT_FILTERS, type AuditFilters } from '../api/audit';
 import { AdminPage } from '../../shared/components/admin-page';
 import { AuditFilterForm } from './audit-filters';
@@ -32,12 +33,15 @@ function useAppliedFilters(): [AuditFilters, (filters: AuditFilters) => void] {
 /** An event's detail as short text: `key: value` pairs of an object, else its JSON. */
 function detailText(detail: unknown): string | null {
   if (detail === null || detail === undefined) return null;
-  if (typeof detail !== 'object' || Array.isArray(detail)) return JSON.stringify(detail);
+  if (typeof detail !== 'object' || Array.isArray(detail))
+    return visibleText(JSON.stringify(detail));
   const entries = Object.entries(detail as Record<string, unknown>);
   if (entries.length === 0) return null;
-  return entries
-    .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
-    .join(', ');
+  return visibleText(
+    entries
+      .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+      .join(', '),
+  );
 }
 
 function AuditEventItem({ event }: { event: AuditEventAnswer }) {
@@ -47,7 +51,9 @@ function AuditEventItem({ event }: { event: AuditEventAnswer }) {
   return (
     <li className="rounded-lg border border-stone-200 bg-white p-3 shadow-sm">
       <div className="flex flex-wrap items-baseline justify-between gap-x-3 gap-y-1">
-        <span className="font-mono font-semibold break-all text-stone-900">{event.action}</span>
+        <span className="font-mono font-semibold break-all text-stone-900">
+          {visibleText(event.action)}
+        </span>
         <span
           className={`rounded-full px-2 py-0.5 text-sm font-medium ${failed ? 'bg-red-100 text-red-900' : 'bg-emerald-100 text-emerald-900'}`}
         >
@@ -60,11 +66,13 @@ function AuditEventItem({ event }: { event: AuditEventAnswer }) {
           <time dateTime={event.at}>{formatDateTime(event.at, i18n.resolvedLanguage)}</time>
         </dd>
         <dt className="text-stone-600">{t('admin.audit.who')}</dt>
-        <dd className="break-all">{event.actor ?? t('admin.audit.nobody')}</dd>
+        <dd className="break-all">
+          {event.actor === null ? t('admin.audit.nobody') : visibleText(event.actor)}
+        </dd>
         {event.target !== null && (
           <>
             <dt className="text-stone-600">{t('admin.audit.target')}</dt>
-            <dd className="break-all">{event.target}</dd>
+            <dd className="break-all">{visibleText(event.target)}</dd>
           </>
         )}
         <dt className="text-stone-600">{t('admin.audit.address')}</dt>

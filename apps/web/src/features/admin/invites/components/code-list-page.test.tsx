@@ -128,6 +128,8 @@ describe('CodeListPage', () => {
       },
       { invitecode: 'BBBB2345', active: true, uses: 4, max_uses: 4, state: 'used-up' },
       { invitecode: 'CCCC2345', active: true, uses: 1, state: 'expired' },
+      // A label an older portal stored: its override would turn the rest around on screen.
+      { invitecode: 'DDDD2345', active: true, uses: 0, label: 'Team A\u202epng.exe' },
       ...['Alpha1', 'Bravo2'].map((callsign, index) =>
         pool({
           invitecode: `SLIP${index}234`,
@@ -149,6 +151,7 @@ describe('CodeListPage', () => {
     expect(within(row('BBBB2345')).getByText('used up', { exact: true })).toBeVisible();
     expect(within(row('CCCC2345')).getByText('expired', { exact: true })).toBeVisible();
     expect(row('CCCC2345')).toHaveTextContent('1 use');
+    expect(within(row('DDDD2345')).getByText('Team A⟨U+202E⟩png.exe')).toBeVisible();
     expect(screen.queryByText('SLIP0234')).not.toBeInTheDocument();
     const batch = screen.getByRole('link', { name: /Batch of/ });
     expect(batch).toHaveTextContent('2 slips, 1 used');

@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { formatDateTime, ONBOARDING_NS } from '../../../../lib/onboarding';
+import { visibleText } from '../../../../lib/visible-text';
 import type { InviteCode } from '../api/invites';
 
 /** What a code of the list carries besides its state: label, uses, expiry, preset, approval. */
@@ -20,7 +21,9 @@ export function InviteCodeSummary({ invite }: { invite: InviteCode }) {
   return (
     <span className="flex w-full min-w-0 flex-col gap-0.5 text-sm text-stone-700">
       {invite.label !== null && (
-        <span className="font-semibold break-words text-stone-900">{invite.label}</span>
+        <span className="font-semibold break-words text-stone-900">
+          {visibleText(invite.label)}
+        </span>
       )}
       <span>{facts.join(' · ')}</span>
     </span>
