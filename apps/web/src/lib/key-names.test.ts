@@ -30,6 +30,7 @@ describe('key names', () => {
       revoked_at: null,
       client_uid: 'ANDROID-\u202eexe.gnp\u200b',
       current: false,
+      made_by: null,
     };
     const t = ((name: string, values: { device: string }) =>
       `${name}(${values.device})`) as unknown as TFunction;
