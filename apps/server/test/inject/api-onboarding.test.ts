@@ -21,18 +21,20 @@ import {
   type BatchResponse,
   type CreateInviteBody,
 } from '@callsign/contract';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
-import { listRecentAuditEvents } from '../src/modules/audit/repository.js';
-import { insertInviteCode } from '../src/modules/invites/repository.js';
-import { xpathString } from '../src/tak/xpath.testing.js';
-import type { ApiResponse } from './support/api-client.js';
-import { snapshotTables } from './support/table-snapshot.js';
-import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
+import { testEngines, type ScratchDatabase } from '../../src/db/test-engines.testing.js';
+import { listRecentAuditEvents } from '../../src/modules/audit/repository.js';
+import { insertInviteCode } from '../../src/modules/invites/repository.js';
+import { xpathString } from '../../src/tak/xpath.testing.js';
+import type { ApiResponse } from '../support/api-client.js';
+import { snapshotTables } from '../support/table-snapshot.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
+import type { MemberKey } from '../support/member-fixtures.js';
 
 /**
- * Onboarding a unit (docs/api.md, "Onboarding a unit"; issue 18), over real HTTPS on both engines: invite codes
- * with a label, an expiry, a use limit, auto-approval and a preset; members' presets in their TAK
- * packages; bulk slips, all or nothing, each for one callsign, followed from issued to revoked.
+ * Onboarding a unit (docs/api.md, "Onboarding a unit"; issue 18), in-process (the inject tier)
+ * on both engines: invite codes with a label, an expiry, a use limit, auto-approval and a
+ * preset; members' presets in their TAK packages; bulk slips, all or nothing, each for one
+ * callsign, followed from issued to revoked.
  */
 
 const HOUR = 3_600_000;
@@ -44,13 +46,13 @@ function detailOf(response: ApiResponse): string {
 
 describe.each(testEngines())('onboarding on $name', (engine) => {
   let scratch: ScratchDatabase;
-  let portal: TestPortal;
+  let portal: InjectPortal;
   let admin: MemberKey;
   const db = () => portal.portal.database.db;
 
   beforeAll(async () => {
     scratch = await engine.createScratchDatabase();
-    portal = await startTestPortal({
+    portal = await openInjectPortal({
       env: {
         DATABASE_URL: scratch.options.databaseUrl ?? '',
         PORTAL_DEPLOYMENT: 'alpha',

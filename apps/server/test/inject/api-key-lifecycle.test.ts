@@ -15,28 +15,30 @@ import {
   revokeKeyResponseSchema,
   type KeyEntry,
 } from '@callsign/contract';
-import { CertificateAuthority } from '../src/ca/authority.js';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
-import { listRecentAuditEvents } from '../src/modules/audit/repository.js';
-import { hashCode } from '../src/modules/auth/codes.js';
+import { CertificateAuthority } from '../../src/ca/authority.js';
+import { testEngines, type ScratchDatabase } from '../../src/db/test-engines.testing.js';
+import { listRecentAuditEvents } from '../../src/modules/audit/repository.js';
+import { hashCode } from '../../src/modules/auth/codes.js';
 import {
   findCertificateBySerial,
   recordIssuedCertificate,
-} from '../src/modules/certificates/repository.js';
-import { CertificateService } from '../src/modules/certificates/service.js';
-import { RENEWAL_CODE_TTL_MS, RenewalCodes } from '../src/modules/firstuser/renewal-codes.js';
-import { Membership } from '../src/modules/people/membership.js';
-import { insertMember, setMemberStatus } from '../src/modules/people/repository.js';
-import { revokeMember } from '../src/modules/people/revocation.js';
-import type { ApiResponse } from './support/api-client.js';
-import { Scrape } from './support/prometheus-text.js';
-import { snapshotTables } from './support/table-snapshot.js';
-import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
+} from '../../src/modules/certificates/repository.js';
+import { CertificateService } from '../../src/modules/certificates/service.js';
+import { RENEWAL_CODE_TTL_MS, RenewalCodes } from '../../src/modules/firstuser/renewal-codes.js';
+import { Membership } from '../../src/modules/people/membership.js';
+import { insertMember, setMemberStatus } from '../../src/modules/people/repository.js';
+import { revokeMember } from '../../src/modules/people/revocation.js';
+import type { ApiResponse } from '../support/api-client.js';
+import { Scrape } from '../support/prometheus-text.js';
+import { snapshotTables } from '../support/table-snapshot.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
+import type { MemberKey } from '../support/member-fixtures.js';
 
-// Keys over their life (docs/api.md) over real HTTPS with real client certificates,
-// on every database engine: the list of a member's keys, revoking one of them (by the member or
-// an admin), the members whose keys run out, renewal codes, the bound on live keys, and the CA's
-// own expiry. The portal issues keys valid for 10 days, so they are "expiring" from the start.
+// Keys over their life (docs/api.md) in-process (the inject tier: a key's certificate forwarded
+// as the proxy does), on every database engine: the list of a member's keys, revoking one of them
+// (by the member or an admin), the members whose keys run out, renewal codes, the bound on live
+// keys, and the CA's own expiry. The portal issues keys valid for 10 days, so they are "expiring"
+// from the start.
 
 const DAY = 86_400_000;
 const VALID = apiPaths.checkAuthValidUser;
@@ -49,7 +51,7 @@ function expectDetail(response: ApiResponse, status: number): void {
 
 describe.each(testEngines())('keys over their life on $name', (engine) => {
   let scratch: ScratchDatabase;
-  let portal: TestPortal;
+  let portal: InjectPortal;
   let boss: MemberKey;
 
   const db = () => portal.portal.database.db;
@@ -97,7 +99,7 @@ describe.each(testEngines())('keys over their life on $name', (engine) => {
 
   beforeAll(async () => {
     scratch = await engine.createScratchDatabase();
-    portal = await startTestPortal({
+    portal = await openInjectPortal({
       env: {
         DATABASE_URL: scratch.options.databaseUrl ?? '',
         PORTAL_CERT_VALIDITY_DAYS: String(VALIDITY_DAYS),
