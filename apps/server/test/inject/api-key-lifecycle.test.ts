@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { X509Crl } from '@peculiar/x509';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   CODE_ALPHABET,
   apiPaths,
@@ -16,7 +16,7 @@ import {
   type KeyEntry,
 } from '@callsign/contract';
 import { CertificateAuthority } from '../../src/ca/authority.js';
-import { testEngines, type ScratchDatabase } from '../../src/db/test-engines.testing.js';
+import { testEngines } from '../../src/db/test-engines.testing.js';
 import { listRecentAuditEvents } from '../../src/modules/audit/repository.js';
 import { hashCode } from '../../src/modules/auth/codes.js';
 import {
@@ -33,6 +33,7 @@ import { Scrape } from '../support/prometheus-text.js';
 import { snapshotTables } from '../support/table-snapshot.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 import type { MemberKey } from '../support/member-fixtures.js';
+import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
 
 // Keys over their life (docs/api.md) in-process (the inject tier: a key's certificate forwarded
 // as the proxy does), on every database engine: the list of a member's keys, revoking one of them
@@ -50,7 +51,6 @@ function expectDetail(response: ApiResponse, status: number): void {
 }
 
 describe.each(testEngines())('keys over their life on $name', (engine) => {
-  let scratch: ScratchDatabase;
   let portal: InjectPortal;
   let boss: MemberKey;
 
@@ -97,23 +97,20 @@ describe.each(testEngines())('keys over their life on $name', (engine) => {
     });
   }
 
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
+  portalOnScratchDatabase(engine, async (env) => {
     portal = await openInjectPortal({
       env: {
-        DATABASE_URL: scratch.options.databaseUrl ?? '',
+        ...env,
         PORTAL_CERT_VALIDITY_DAYS: String(VALIDITY_DAYS),
         PORTAL_KEY_ALGORITHM: 'ecdsa-p256',
         PORTAL_KEYS_PER_HOUR: '1000',
         PORTAL_RATE_LIMIT_FAILURES: '1000',
       },
     });
-    boss = await portal.addMember('Boss1', { roles: ['admin'] });
+    return portal;
   });
-
-  afterAll(async () => {
-    await portal.destroy();
-    await scratch.drop();
+  beforeAll(async () => {
+    boss = await portal.addMember('Boss1', { roles: ['admin'] });
   });
 
   describe('GET me/keys', () => {
