@@ -60,8 +60,11 @@ async function builtinTlsListener(portal: Portal, app: FastifyInstance): Promise
   });
 }
 
-/** What the metrics read from the database and the CA when Prometheus scrapes. */
-function scrapeProbes(portal: Portal): ScrapeProbes {
+/**
+ * What the metrics read from the database and the CA when Prometheus scrapes (the inject tier
+ * watches them too, to scrape `portal.metrics` without the listener).
+ */
+export function scrapeProbes(portal: Portal): ScrapeProbes {
   const { database, certificates, ca, keyPool } = portal;
   return {
     enrollmentsByState: () => countEnrollmentsByState(database.db),

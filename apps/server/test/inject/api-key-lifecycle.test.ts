@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { X509Crl } from '@peculiar/x509';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   CODE_ALPHABET,
   apiPaths,
@@ -15,28 +15,31 @@ import {
   revokeKeyResponseSchema,
   type KeyEntry,
 } from '@callsign/contract';
-import { CertificateAuthority } from '../src/ca/authority.js';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
-import { listRecentAuditEvents } from '../src/modules/audit/repository.js';
-import { hashCode } from '../src/modules/auth/codes.js';
+import { CertificateAuthority } from '../../src/ca/authority.js';
+import { testEngines } from '../../src/db/test-engines.testing.js';
+import { listRecentAuditEvents } from '../../src/modules/audit/repository.js';
+import { hashCode } from '../../src/modules/auth/codes.js';
 import {
   findCertificateBySerial,
   recordIssuedCertificate,
-} from '../src/modules/certificates/repository.js';
-import { CertificateService } from '../src/modules/certificates/service.js';
-import { RENEWAL_CODE_TTL_MS, RenewalCodes } from '../src/modules/firstuser/renewal-codes.js';
-import { Membership } from '../src/modules/people/membership.js';
-import { insertMember, setMemberStatus } from '../src/modules/people/repository.js';
-import { revokeMember } from '../src/modules/people/revocation.js';
-import type { ApiResponse } from './support/api-client.js';
-import { Scrape } from './support/prometheus-text.js';
-import { snapshotTables } from './support/table-snapshot.js';
-import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
+} from '../../src/modules/certificates/repository.js';
+import { CertificateService } from '../../src/modules/certificates/service.js';
+import { RENEWAL_CODE_TTL_MS, RenewalCodes } from '../../src/modules/firstuser/renewal-codes.js';
+import { Membership } from '../../src/modules/people/membership.js';
+import { insertMember, setMemberStatus } from '../../src/modules/people/repository.js';
+import { revokeMember } from '../../src/modules/people/revocation.js';
+import type { ApiResponse } from '../support/api-client.js';
+import { Scrape } from '../support/prometheus-text.js';
+import { snapshotTables } from '../support/table-snapshot.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
+import type { MemberKey } from '../support/member-fixtures.js';
+import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
 
-// Keys over their life (docs/api.md) over real HTTPS with real client certificates,
-// on every database engine: the list of a member's keys, revoking one of them (by the member or
-// an admin), the members whose keys run out, renewal codes, the bound on live keys, and the CA's
-// own expiry. The portal issues keys valid for 10 days, so they are "expiring" from the start.
+// Keys over their life (docs/api.md) in-process (the inject tier: a key's certificate forwarded
+// as the proxy does), on every database engine: the list of a member's keys, revoking one of them
+// (by the member or an admin), the members whose keys run out, renewal codes, the bound on live
+// keys, and the CA's own expiry. The portal issues keys valid for 10 days, so they are "expiring"
+// from the start.
 
 const DAY = 86_400_000;
 const VALID = apiPaths.checkAuthValidUser;
@@ -48,8 +51,7 @@ function expectDetail(response: ApiResponse, status: number): void {
 }
 
 describe.each(testEngines())('keys over their life on $name', (engine) => {
-  let scratch: ScratchDatabase;
-  let portal: TestPortal;
+  let portal: InjectPortal;
   let boss: MemberKey;
 
   const db = () => portal.portal.database.db;
@@ -95,23 +97,20 @@ describe.each(testEngines())('keys over their life on $name', (engine) => {
     });
   }
 
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    portal = await startTestPortal({
+  portalOnScratchDatabase(engine, async (env) => {
+    portal = await openInjectPortal({
       env: {
-        DATABASE_URL: scratch.options.databaseUrl ?? '',
+        ...env,
         PORTAL_CERT_VALIDITY_DAYS: String(VALIDITY_DAYS),
         PORTAL_KEY_ALGORITHM: 'ecdsa-p256',
         PORTAL_KEYS_PER_HOUR: '1000',
         PORTAL_RATE_LIMIT_FAILURES: '1000',
       },
     });
-    boss = await portal.addMember('Boss1', { roles: ['admin'] });
+    return portal;
   });
-
-  afterAll(async () => {
-    await portal.destroy();
-    await scratch.drop();
+  beforeAll(async () => {
+    boss = await portal.addMember('Boss1', { roles: ['admin'] });
   });
 
   describe('GET me/keys', () => {

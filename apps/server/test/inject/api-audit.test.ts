@@ -12,13 +12,14 @@ import {
   exchangeCodeResponseSchema,
   type AuditEventAnswer,
 } from '@callsign/contract';
-import { testEngines } from '../src/db/test-engines.testing.js';
-import { appendAuditEvent } from '../src/modules/audit/repository.js';
-import { EXPORT_PAGE } from '../src/modules/audit/service.js';
-import { createAdminCode } from '../src/modules/firstuser/admin-code.js';
-import { pathOf, registeredApiRoutes } from './support/api-routes.js';
-import { portalOnScratchDatabase } from './support/portal-on-engine.js';
-import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
+import { testEngines } from '../../src/db/test-engines.testing.js';
+import { appendAuditEvent } from '../../src/modules/audit/repository.js';
+import { EXPORT_PAGE } from '../../src/modules/audit/service.js';
+import { createAdminCode } from '../../src/modules/firstuser/admin-code.js';
+import { pathOf, registeredApiRoutes } from '../support/api-routes.js';
+import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
+import type { MemberKey } from '../support/member-fixtures.js';
 
 /**
  * The audit log on screen (docs/operations.md): GET admin/audit pages newest first with filters,
@@ -34,7 +35,7 @@ const SEEDED = EXPORT_PAGE + 150;
 type CsvRow = Record<(typeof AUDIT_CSV_COLUMNS)[number], string>;
 
 describe.each(testEngines())('the audit log on $name', (engine) => {
-  let portal: TestPortal;
+  let portal: InjectPortal;
   let adminKey: MemberKey;
 
   const asAdmin = (path: string) => portal.api('mtls', 'GET', path, { key: adminKey });
@@ -70,7 +71,7 @@ describe.each(testEngines())('the audit log on $name', (engine) => {
     return { answer, rows };
   }
 
-  portalOnScratchDatabase(engine, async (env) => (portal = await startTestPortal({ env })));
+  portalOnScratchDatabase(engine, async (env) => (portal = await openInjectPortal({ env })));
   beforeAll(async () => {
     adminKey = await portal.addMember(ADMIN, { roles: ['admin'] });
     const db = portal.portal.database.db;

@@ -1,6 +1,6 @@
 import { strFromU8, unzipSync } from 'fflate';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   acceptanceResponseSchema,
   apiPaths,
@@ -21,18 +21,21 @@ import {
   type BatchResponse,
   type CreateInviteBody,
 } from '@callsign/contract';
-import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
-import { listRecentAuditEvents } from '../src/modules/audit/repository.js';
-import { insertInviteCode } from '../src/modules/invites/repository.js';
-import { xpathString } from '../src/tak/xpath.testing.js';
-import type { ApiResponse } from './support/api-client.js';
-import { snapshotTables } from './support/table-snapshot.js';
-import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
+import { testEngines } from '../../src/db/test-engines.testing.js';
+import { listRecentAuditEvents } from '../../src/modules/audit/repository.js';
+import { insertInviteCode } from '../../src/modules/invites/repository.js';
+import { xpathString } from '../../src/tak/xpath.testing.js';
+import type { ApiResponse } from '../support/api-client.js';
+import { snapshotTables } from '../support/table-snapshot.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
+import type { MemberKey } from '../support/member-fixtures.js';
+import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
 
 /**
- * Onboarding a unit (docs/api.md, "Onboarding a unit"; issue 18), over real HTTPS on both engines: invite codes
- * with a label, an expiry, a use limit, auto-approval and a preset; members' presets in their TAK
- * packages; bulk slips, all or nothing, each for one callsign, followed from issued to revoked.
+ * Onboarding a unit (docs/api.md, "Onboarding a unit"; issue 18), in-process (the inject tier)
+ * on both engines: invite codes with a label, an expiry, a use limit, auto-approval and a
+ * preset; members' presets in their TAK packages; bulk slips, all or nothing, each for one
+ * callsign, followed from issued to revoked.
  */
 
 const HOUR = 3_600_000;
@@ -43,28 +46,24 @@ function detailOf(response: ApiResponse): string {
 }
 
 describe.each(testEngines())('onboarding on $name', (engine) => {
-  let scratch: ScratchDatabase;
-  let portal: TestPortal;
+  let portal: InjectPortal;
   let admin: MemberKey;
   const db = () => portal.portal.database.db;
 
-  beforeAll(async () => {
-    scratch = await engine.createScratchDatabase();
-    portal = await startTestPortal({
+  portalOnScratchDatabase(engine, async (env) => {
+    portal = await openInjectPortal({
       env: {
-        DATABASE_URL: scratch.options.databaseUrl ?? '',
+        ...env,
         PORTAL_DEPLOYMENT: 'alpha',
         TAK_HOST: 'tak.example.org',
         // Twenty racing enrollments each count a refusal: keep the budget out of the way.
         PORTAL_RATE_LIMIT_FAILURES: '10000',
       },
     });
-    admin = await portal.addMember('Boss1', { roles: ['admin'] });
+    return portal;
   });
-
-  afterAll(async () => {
-    await portal.destroy();
-    await scratch.drop();
+  beforeAll(async () => {
+    admin = await portal.addMember('Boss1', { roles: ['admin'] });
   });
 
   const asAdmin = (method: string, path: string, json?: unknown) =>

@@ -6,16 +6,17 @@ import {
   enrollResponseSchema,
   type EnrollResponse,
 } from '@callsign/contract';
-import { testEngines } from '../src/db/test-engines.testing.js';
-import { portalOnScratchDatabase } from './support/portal-on-engine.js';
-import { freePort } from './support/processes.js';
-import { Scrape } from './support/prometheus-text.js';
-import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
+import { testEngines } from '../../src/db/test-engines.testing.js';
+import { scrapeProbes } from '../../src/server.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
+import type { MemberKey } from '../support/member-fixtures.js';
+import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
+import { Scrape } from '../support/prometheus-text.js';
 
 /**
- * The Prometheus listener (docs/operations.md): its own address, apart from both faces; scraped
- * over HTTP and read with a Prometheus text parser, its series move as a known sequence of calls
- * says.
+ * The portal's Prometheus series (docs/operations.md), read with a Prometheus text parser as the
+ * metrics listener serves them: they move as a known sequence of calls says. The listener itself
+ * (its own port, plain HTTP, apart from both faces) is tested in ../metrics-listener.test.ts.
  */
 
 const BUDGET = 3;
@@ -24,52 +25,30 @@ const ENROLLEE = 'Metric7';
 const INVITE_ROUTE = apiPaths.checkAdminCode;
 
 describe.each(testEngines())('metrics on $name', (engine) => {
-  let portal: TestPortal;
-  let metricsPort: number;
+  let portal: InjectPortal;
   let adminKey: MemberKey;
 
+  /** What the metrics listener would answer a scrape now. */
   const scrape = async (): Promise<Scrape> => {
-    const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    return Scrape.parse(await response.text());
+    const { metrics } = portal.portal;
+    expect(metrics.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+    return Scrape.parse(await metrics.text());
   };
 
   portalOnScratchDatabase(engine, async (env) => {
-    metricsPort = await freePort();
-    portal = await startTestPortal({
+    portal = await openInjectPortal({
       env: {
         ...env,
-        PORTAL_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
         PORTAL_RATE_LIMIT_FAILURES: String(BUDGET),
         PORTAL_KEYS_PER_HOUR: '1',
       },
     });
+    // As the service does when it starts the metrics listener.
+    portal.portal.metrics.watch(scrapeProbes(portal.portal));
     return portal;
   });
   beforeAll(async () => {
     adminKey = await portal.addMember(ADMIN, { roles: ['admin'] });
-  });
-
-  it('is served on its own listener and nowhere on the two faces', async () => {
-    expect(portal.metrics?.port).toBe(metricsPort);
-    const page = await scrape();
-    expect(page.family('callsign_portal_http_requests_total').type).toBe('counter');
-    expect(page.family('callsign_portal_http_request_duration_seconds').type).toBe('histogram');
-    // Node's own process metrics come along.
-    expect(page.value('process_cpu_user_seconds_total')).toBeGreaterThan(0);
-    expect(page.family('nodejs_eventloop_lag_seconds').type).toBe('gauge');
-    expect(page.value('callsign_portal_build_info', { version: '0.0.0-test' })).toBe(1);
-
-    for (const face of ['public', 'mtls'] as const) {
-      const answer = await portal.api(face, 'GET', '/metrics', { key: adminKey });
-      expect(answer.text, face).not.toContain('callsign_portal_');
-      expect(answer.text, face).not.toContain('# TYPE');
-    }
-    const elsewhere = await fetch(`http://127.0.0.1:${metricsPort}/api/v1/healthcheck`);
-    expect(elsewhere.status).toBe(404);
-    const posted = await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { method: 'POST' });
-    expect(posted.status).toBe(405);
   });
 
   it('moves with a failed code check, an enrollment, an approval, a key download and a revocation', async () => {
