@@ -11,7 +11,3 @@ export const errorResponseSchema = z.object({
 });
 export type ErrorResponse = z.infer<typeof errorResponseSchema>;
 export type ValidationIssue = z.infer<typeof validationIssueSchema>;
-
-/** The 400 detail of enroll and add-admin for a reserved callsign; the web app shows its own text. */
-export const RESERVED_CALLSIGN_DETAIL =
-  'This callsign is reserved for the TAK Server or the portal itself; choose another one';

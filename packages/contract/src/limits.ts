@@ -40,5 +40,13 @@ export const RESERVED_CALLSIGNS = [
   'nobody',
 ] as const;
 
+/**
+ * The 400 detail of enroll and add-admin for a reserved callsign; the web app shows its own text.
+ * Here, not in errors.ts: the login route imports it, and errors.ts brings zod (27 KB gzip) into
+ * the route's initial JavaScript (budget 70 KB, bench/ section 3).
+ */
+export const RESERVED_CALLSIGN_DETAIL =
+  'This callsign is reserved for the TAK Server or the portal itself; choose another one';
+
 export const ACCEPTANCE_POLL_INTERVAL_MS = 5000;
 export const COPIED_INDICATOR_MS = 2000;
