@@ -9,7 +9,7 @@ import { generateCode, hashCode } from '../auth/codes.js';
 import type { CertificateService } from '../certificates/service.js';
 import { deleteUnusedLoginCodes, insertLoginCode } from './login-code-repository.js';
 import { findMember, refuseCodeForAnotherAdmin } from '../people/service.js';
-import { MEMBERSHIP_LOCK } from '../people/revocation.js';
+import { MEMBERSHIP_LOCK } from '../people/membership.js';
 
 /** How long a renewal code can be used: long enough to reach a member who is away. */
 export const RENEWAL_CODE_TTL_MS = 72 * 3_600_000;
