@@ -81,21 +81,3 @@ export async function listBatchSlips(executor: Executor, batchId: string): Promi
         : { status: row.member_status, hasKey: Boolean(row.has_key) },
   }));
 }
-
-/** Deactivates the slips of a batch nobody has used and that are still live; their codes. */
-export async function voidUnusedSlips(
-  executor: Executor,
-  batchId: string,
-  at: number,
-): Promise<string[]> {
-  const rows = await executor
-    .updateTable('invite_codes')
-    .set({ deactivated_at: at })
-    .where('batch_id', '=', batchId)
-    .where('use_count', '=', 0)
-    .where('deleted_at', 'is', null)
-    .where('deactivated_at', 'is', null)
-    .returning('code')
-    .execute();
-  return rows.map((row) => row.code).sort();
-}

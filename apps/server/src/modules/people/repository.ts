@@ -91,6 +91,45 @@ export function insertMember(executor: Executor, member: NewMember): Promise<boo
   });
 }
 
+/** A member's TAK preset as stored (team and role, not checked against ATAK's lists). */
+export interface StoredPreset {
+  /** As the member's record has it. */
+  callsign: string;
+  status: MemberStatus;
+  team: string | null;
+  role: string | null;
+}
+
+export async function findMemberPreset(
+  executor: Executor,
+  callsign: string,
+): Promise<StoredPreset | undefined> {
+  const row = await executor
+    .selectFrom('members')
+    .select(['callsign', 'status', 'tak_team', 'tak_role'])
+    .where(sameCallsign(callsign))
+    .executeTakeFirst();
+  return (
+    row && { callsign: row.callsign, status: row.status, team: row.tak_team, role: row.tak_role }
+  );
+}
+
+/** Sets the preset of a member who is not revoked; false when there is none. */
+export async function setMemberPreset(
+  executor: Executor,
+  callsign: string,
+  preset: { team: string; role: string },
+  at: number,
+): Promise<boolean> {
+  const result = await executor
+    .updateTable('members')
+    .set({ tak_team: preset.team, tak_role: preset.role, updated_at: at })
+    .where(sameCallsign(callsign))
+    .where('status', '!=', 'revoked')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** The callsigns among `callsigns` that a member holds in any state, lower-cased. */
 export async function findTakenCallsigns(
   executor: Executor,

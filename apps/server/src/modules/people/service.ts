@@ -9,14 +9,17 @@ import {
   addMemberRole,
   countActiveAdmins,
   findMemberByCallsign,
+  findMemberPreset,
   findTakenCallsigns,
   insertMember,
   listActiveMembersJson,
   memberListFingerprint,
   removeMemberRole,
+  setMemberPreset,
   setMemberStatus,
   type Member,
   type NewMember,
+  type StoredPreset,
 } from './repository.js';
 import { MEMBERSHIP_LOCK } from './membership.js';
 
@@ -196,6 +199,24 @@ export function takenCallsigns(
 /** A member as recorded (any status, the record's spelling), or undefined for nobody. */
 export function findMember(executor: Executor, callsign: string): Promise<Member | undefined> {
   return findMemberByCallsign(executor, callsign);
+}
+
+/** A member's TAK preset as stored (the presets module reads it as ATAK's), or undefined. */
+export function findStoredPreset(
+  executor: Executor,
+  callsign: string,
+): Promise<StoredPreset | undefined> {
+  return findMemberPreset(executor, callsign);
+}
+
+/** Stores a member's TAK preset unless they are revoked; false when there is no such member. */
+export function storePreset(
+  executor: Executor,
+  callsign: string,
+  preset: { team: string; role: string },
+  at: number,
+): Promise<boolean> {
+  return setMemberPreset(executor, callsign, preset, at);
 }
 
 /**
