@@ -24,7 +24,7 @@ import {
   recordIssuedCertificate,
 } from '../src/modules/certificates/repository.js';
 import { CertificateService } from '../src/modules/certificates/service.js';
-import { RENEWAL_CODE_TTL_MS, RenewalCodes } from '../src/modules/firstuser/renewal-codes.js';
+import { RENEWAL_CODE_TTL_MS, RenewalCodes } from '../src/modules/renewal/service.js';
 import { Membership } from '../src/modules/people/membership.js';
 import { insertMember, setMemberStatus } from '../src/modules/people/repository.js';
 import { revokeMember } from '../src/commands/revoke-member.js';
