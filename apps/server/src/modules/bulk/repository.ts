@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { MemberStatus } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
+import { sameCallsignIn } from '../people/callsign.js';
 
 /** A bulk slip with where its member stands, if it has one yet. */
 export interface SlipRecord {
@@ -33,7 +34,7 @@ export async function listBatchSlips(executor: Executor, batchId: string): Promi
     .selectFrom('invite_codes as slip')
     .leftJoin('members as member', (join) =>
       join
-        .on(sql`lower(member.callsign)`, '=', sql`lower(slip.reserved_callsign)`)
+        .on((eb) => sameCallsignIn(eb, 'member.callsign', 'slip.reserved_callsign'))
         .onRef('member.invite_code', '=', 'slip.code'),
     )
     .select((eb) => [
@@ -52,7 +53,7 @@ export async function listBatchSlips(executor: Executor, batchId: string): Promi
           eb
             .selectFrom('issued_certificates as certificate')
             .select(sql.lit(1).as('one'))
-            .where(sql`lower(certificate.callsign)`, '=', sql`lower(member.callsign)`)
+            .where((eb) => sameCallsignIn(eb, 'certificate.callsign', 'member.callsign'))
             .where('certificate.purpose', '!=', 'server'),
         )
         .as('has_key'),

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
-import type { ExpressionBuilder, Selectable } from 'kysely';
-import type { Database, MembersTable, MemberStatus, Role } from '../../db/schema.js';
+import type { Selectable } from 'kysely';
+import type { MembersTable, MemberStatus, Role } from '../../db/schema.js';
 import { inTransaction, isPostgres, sqliteChangeFingerprint } from '../../db/transaction.js';
 import type { Executor } from '../../db/transaction.js';
+import { callsignIn } from './callsign.js';
 
 export interface Member {
   /** As the member typed it. */
@@ -25,11 +26,8 @@ export interface NewMember {
   preset?: { team: string; role: string } | undefined;
 }
 
-// Every lookup by callsign is case-insensitive and matches the unique index on lower(callsign).
-function sameCallsign(callsign: string) {
-  return (eb: ExpressionBuilder<Database, 'members'>) =>
-    eb(eb.fn('lower', ['members.callsign']), '=', eb.fn('lower', [eb.val(callsign)]));
-}
+// Every lookup by callsign is case-insensitive and matches the unique index on lower(callsign)
+// (callsign.ts).
 
 export async function findMemberByCallsign(
   executor: Executor,
@@ -38,7 +36,7 @@ export async function findMemberByCallsign(
   const row = await executor
     .selectFrom('members')
     .selectAll()
-    .where(sameCallsign(callsign))
+    .where((eb) => callsignIn(eb, 'members.callsign', callsign))
     .executeTakeFirst();
   if (row === undefined) {
     return undefined;
@@ -107,7 +105,7 @@ export async function findMemberPreset(
   const row = await executor
     .selectFrom('members')
     .select(['callsign', 'status', 'tak_team', 'tak_role'])
-    .where(sameCallsign(callsign))
+    .where((eb) => callsignIn(eb, 'members.callsign', callsign))
     .executeTakeFirst();
   return (
     row && { callsign: row.callsign, status: row.status, team: row.tak_team, role: row.tak_role }
@@ -124,7 +122,7 @@ export async function setMemberPreset(
   const result = await executor
     .updateTable('members')
     .set({ tak_team: preset.team, tak_role: preset.role, updated_at: at })
-    .where(sameCallsign(callsign))
+    .where((eb) => callsignIn(eb, 'members.callsign', callsign))
     .where('status', '!=', 'revoked')
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
@@ -166,7 +164,7 @@ export async function setMemberStatus(
       updated_at: change.at,
       revoked_at: change.status === 'revoked' ? change.at : null,
     })
-    .where(sameCallsign(callsign));
+    .where((eb) => callsignIn(eb, 'members.callsign', callsign));
   if (change.from !== undefined) {
     if (change.from.length === 0) {
       return false;
@@ -190,7 +188,7 @@ export async function addMemberRole(
       eb
         .selectFrom('members')
         .select(['members.callsign', sql<Role>`cast(${role} as text)`.as('role')])
-        .where(sameCallsign(callsign)),
+        .where((eb) => callsignIn(eb, 'members.callsign', callsign)),
     )
     .onConflict((oc) => oc.doNothing())
     .returning('role')
@@ -208,7 +206,10 @@ export async function removeMemberRole(
     .deleteFrom('member_roles')
     .where('role', '=', role)
     .where('callsign', 'in', (eb) =>
-      eb.selectFrom('members').select('members.callsign').where(sameCallsign(callsign)),
+      eb
+        .selectFrom('members')
+        .select('members.callsign')
+        .where((eb) => callsignIn(eb, 'members.callsign', callsign)),
     )
     .executeTakeFirst();
   return result.numDeletedRows > 0n;

@@ -22,12 +22,9 @@ import {
   type StoredPreset,
 } from './repository.js';
 import { MEMBERSHIP_LOCK } from './membership.js';
+import { sameCallsign } from './callsign.js';
 
 const ADMIN: Role = 'admin';
-
-function sameCallsign(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase();
-}
 
 /**
  * Admins managing members (docs/api.md): list and promote here; revoke and demote change other
