@@ -86,6 +86,25 @@ const importBoundaries = [
     message: `A module's repository (its SQL) is private to it: call the ${module} module's service instead, or add the call there.`,
   })),
   {
+    // Commands (operations that span modules, commands/) sit above the modules: a module's routes
+    // call one, the CLI and portal.ts may; a service or repository never does.
+    target: `${SERVER}/modules/**/!(routes|*.test|*.testing).ts`,
+    from: `${SERVER}/commands`,
+    message:
+      'A module does not import a command (commands/ composes modules): call the command from the route or the CLI, or move the shared rule into the module.',
+  },
+  {
+    // Members are the base the other modules build on (enrollment, invites, certificates and
+    // sign-in read and add them through people/service.ts): people needs none of them back. An
+    // operation that changes members and another module's rows is a command.
+    target: `${SERVER}/modules/people/**/!(routes|*.test|*.testing).ts`,
+    from: serverModules
+      .filter((module) => !['people', 'auth', 'audit'].includes(module))
+      .map((module) => `${SERVER}/modules/${module}`),
+    message:
+      'The people module imports no module but auth and audit: put an operation that spans people and another module in commands/.',
+  },
+  {
     // Services take an Actor or a client address, never a request; only the HTTP edge of a module
     // (its routes, and the access hook with the identity it reads) knows Fastify.
     target: `${SERVER}/modules/**/!(routes|access|identity|*.test|*.testing).ts`,
@@ -144,6 +163,18 @@ export default defineConfig(
         'error',
         { zones: importBoundaries, basePath: import.meta.dirname },
       ],
+    },
+  },
+  {
+    // No import cycle among the server's modules and commands: a module that needs another's
+    // rule calls it one way only; an operation in both directions is a command (commands/).
+    // Type-only imports are not cycles (nothing is loaded); scoped here, as the rule walks the
+    // import graph of every file it checks.
+    files: [shippedIn(`${SERVER}/modules`), shippedIn(`${SERVER}/commands`)],
+    // The rule reads the imported files to follow their imports: TypeScript ones too.
+    settings: { 'import-x/extensions': ['.ts'] },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
   {

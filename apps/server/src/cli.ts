@@ -12,7 +12,7 @@ import { openPortal, type Portal } from './portal.js';
 import { migrateToLatest } from './db/migrate.js';
 import { ForbiddenError, HttpError } from './errors.js';
 import { createAdminCode } from './modules/firstuser/admin-code.js';
-import { revokeMember } from './modules/people/revocation.js';
+import { revokeMember } from './commands/revoke-member.js';
 import { runTakCheck, type CheckLine } from './cli/tak-check/run.js';
 import { TakPackageService, takPackageConfig } from './modules/tak/service.js';
 import { PresetService } from './modules/presets/service.js';

@@ -15,7 +15,7 @@ import { normalizeSerial } from '../src/ca/serial.js';
 import { findCertificateBySerial } from '../src/modules/certificates/repository.js';
 import type { CertificateAuthority } from '../src/ca/authority.js';
 import { Membership } from '../src/modules/people/membership.js';
-import { revokeMember } from '../src/modules/people/revocation.js';
+import { revokeMember } from '../src/commands/revoke-member.js';
 import { xpathString } from '../src/tak/xpath.testing.js';
 import { PresetService } from '../src/modules/presets/service.js';
 import { TakPackageService, takPackageConfig } from '../src/modules/tak/service.js';

@@ -14,7 +14,7 @@ import {
   type TakEnrollmentTokenResponse,
 } from '@callsign/contract';
 import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
-import { revokeMember } from '../src/modules/people/revocation.js';
+import { revokeMember } from '../src/commands/revoke-member.js';
 import {
   callFace,
   CSR_BODIES,

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiPaths, instructionsResponseSchema, ZIP_DATA_URL_PREFIX } from '@callsign/contract';
-import { revokeMember } from '../src/modules/people/revocation.js';
+import { revokeMember } from '../src/commands/revoke-member.js';
 import { freePort, run } from './support/processes.js';
 import { REPO_ROOT, SERVER_DIST } from './support/repo.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';

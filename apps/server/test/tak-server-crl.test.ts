@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeMember } from '../src/modules/people/revocation.js';
+import { revokeMember } from '../src/commands/revoke-member.js';
 import { run } from './support/processes.js';
 import { REPO_ROOT } from './support/repo.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';

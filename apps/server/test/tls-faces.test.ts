@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CertificateAuthority, type IssuedCertificate } from '../src/ca/authority.js';
 import { buildPkcs12 } from '../src/ca/pkcs12.js';
 import { recordIssuedCertificate } from '../src/modules/certificates/repository.js';
-import { revokeMember } from '../src/modules/people/revocation.js';
+import { revokeMember } from '../src/commands/revoke-member.js';
 import { TokenService } from '../src/modules/auth/token-service.js';
 import { testEngines } from '../src/db/test-engines.testing.js';
 import { askOcspOverHttp, curlPlainHttp, revocationUrlsOf } from './support/ca-over-http.js';

@@ -13,7 +13,7 @@ import { testEngines } from '../../src/db/test-engines.testing.js';
 import type { Access, ApiRoute } from '../../src/modules/auth/access.js';
 import { createAdminCode } from '../../src/modules/firstuser/admin-code.js';
 import { insertInviteCode } from '../../src/modules/invites/repository.js';
-import { revokeMember } from '../../src/modules/people/revocation.js';
+import { revokeMember } from '../../src/commands/revoke-member.js';
 import type { ApiRequestOptions, ApiResponse, Face } from '../support/api-client.js';
 import { pathOf, registeredApiRoutes } from '../support/api-routes.js';
 import { portalOnScratchDatabase } from '../support/portal-on-engine.js';

@@ -28,7 +28,7 @@ import {
   findMemberByCallsign,
   insertMember,
 } from '../../src/modules/people/repository.js';
-import { revokeMember } from '../../src/modules/people/revocation.js';
+import { revokeMember } from '../../src/commands/revoke-member.js';
 import type { ApiRequestOptions, ApiResponse, Face } from '../support/api-client.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 import type { MemberKey } from '../support/member-fixtures.js';

@@ -24,10 +24,10 @@ import {
   recordIssuedCertificate,
 } from '../../src/modules/certificates/repository.js';
 import { CertificateService } from '../../src/modules/certificates/service.js';
-import { RENEWAL_CODE_TTL_MS, RenewalCodes } from '../../src/modules/firstuser/renewal-codes.js';
+import { RENEWAL_CODE_TTL_MS, RenewalCodes } from '../../src/modules/renewal/service.js';
 import { Membership } from '../../src/modules/people/membership.js';
 import { insertMember, setMemberStatus } from '../../src/modules/people/repository.js';
-import { revokeMember } from '../../src/modules/people/revocation.js';
+import { revokeMember } from '../../src/commands/revoke-member.js';
 import type { ApiResponse } from '../support/api-client.js';
 import { Scrape } from '../support/prometheus-text.js';
 import { snapshotTables } from '../support/table-snapshot.js';

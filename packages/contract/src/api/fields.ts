@@ -40,3 +40,8 @@ export const NO_CONTROL_CHARACTERS = { error: 'no control characters' } as const
 
 /** Times in answers: ISO 8601 in UTC. */
 export const isoTime = z.iso.datetime();
+
+/** A time (milliseconds since the epoch) as answers write it (`isoTime`): ISO 8601 in UTC. */
+export function iso(time: number): string {
+  return new Date(time).toISOString();
+}

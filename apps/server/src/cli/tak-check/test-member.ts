@@ -6,7 +6,7 @@ import { normalizeSerial } from '../../ca/serial.js';
 import type { Portal } from '../../portal.js';
 import { appendAuditEvent } from '../../modules/audit/service.js';
 import { addMember } from '../../modules/people/service.js';
-import { revokeMember } from '../../modules/people/revocation.js';
+import { revokeMember } from '../../commands/revoke-member.js';
 import type { ClientIdentity } from './tls-probe.js';
 
 /**

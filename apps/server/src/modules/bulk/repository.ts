@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { MemberStatus } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
+import { sameCallsignIn } from '../people/callsign.js';
 
 /** A bulk slip with where its member stands, if it has one yet. */
 export interface SlipRecord {
@@ -33,7 +34,7 @@ export async function listBatchSlips(executor: Executor, batchId: string): Promi
     .selectFrom('invite_codes as slip')
     .leftJoin('members as member', (join) =>
       join
-        .on(sql`lower(member.callsign)`, '=', sql`lower(slip.reserved_callsign)`)
+        .on((eb) => sameCallsignIn(eb, 'member.callsign', 'slip.reserved_callsign'))
         .onRef('member.invite_code', '=', 'slip.code'),
     )
     .select((eb) => [
@@ -52,7 +53,7 @@ export async function listBatchSlips(executor: Executor, batchId: string): Promi
           eb
             .selectFrom('issued_certificates as certificate')
             .select(sql.lit(1).as('one'))
-            .where(sql`lower(certificate.callsign)`, '=', sql`lower(member.callsign)`)
+            .where((eb) => sameCallsignIn(eb, 'certificate.callsign', 'member.callsign'))
             .where('certificate.purpose', '!=', 'server'),
         )
         .as('has_key'),
@@ -80,22 +81,4 @@ export async function listBatchSlips(executor: Executor, batchId: string): Promi
         ? null
         : { status: row.member_status, hasKey: Boolean(row.has_key) },
   }));
-}
-
-/** Deactivates the slips of a batch nobody has used and that are still live; their codes. */
-export async function voidUnusedSlips(
-  executor: Executor,
-  batchId: string,
-  at: number,
-): Promise<string[]> {
-  const rows = await executor
-    .updateTable('invite_codes')
-    .set({ deactivated_at: at })
-    .where('batch_id', '=', batchId)
-    .where('use_count', '=', 0)
-    .where('deleted_at', 'is', null)
-    .where('deactivated_at', 'is', null)
-    .returning('code')
-    .execute();
-  return rows.map((row) => row.code).sort();
 }

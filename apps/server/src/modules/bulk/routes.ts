@@ -13,6 +13,7 @@ import {
   loginLink,
   voidBatchResponseSchema,
   type BatchResponse,
+  iso,
 } from '@callsign/contract';
 import { callerOf } from '../auth/access.js';
 import { presetOf } from '../presets/preset.js';
@@ -20,8 +21,6 @@ import type { RouteContext } from '../route-context.js';
 import type { SlipRecord } from './repository.js';
 import { BulkService } from './service.js';
 import { slipState } from './slips.js';
-
-const iso = (time: number) => new Date(time).toISOString();
 
 /** A batch as GET enrollment/bulk/{batch_id} answers it: its slips and where each stands. */
 function batchAnswer(

@@ -8,8 +8,13 @@ import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { generateCode } from '../auth/codes.js';
 import { lockReservations, unavailableCallsigns } from '../invites/reservations.js';
-import { addInviteCodes, CREATE_ATTEMPTS, type NewInviteCode } from '../invites/service.js';
-import { listBatchSlips, voidUnusedSlips, type SlipRecord } from './repository.js';
+import {
+  addInviteCodes,
+  CREATE_ATTEMPTS,
+  voidUnusedSlips,
+  type NewInviteCode,
+} from '../invites/service.js';
+import { listBatchSlips, type SlipRecord } from './repository.js';
 import { checkCallsigns, describeProblems, validCallsigns, type CheckedCallsign } from './slips.js';
 
 const HOUR = 60 * 60 * 1000;

@@ -1,3 +1,4 @@
+import { iso } from '@callsign/contract';
 import type { Kysely } from 'kysely';
 import type { ExpiringResponse, KeyEntry, KeyListResponse, KeyPurpose } from '@callsign/contract';
 import { normalizeSerial } from '../../ca/serial.js';
@@ -14,6 +15,7 @@ import {
   type IssuedCertificate,
 } from './repository.js';
 import { findMember } from '../people/service.js';
+import { sameCallsign } from '../people/callsign.js';
 
 const DAY_MS = 86_400_000;
 
@@ -24,14 +26,6 @@ const REVOCATION_REASON: Record<KeyRevoker, string> = {
   owner: 'revoked by owner',
   admin: 'revoked by admin',
 };
-
-function iso(time: number): string {
-  return new Date(time).toISOString();
-}
-
-function sameCallsign(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase();
-}
 
 type MemberKeyRecord = IssuedCertificate & { purpose: KeyPurpose };
 

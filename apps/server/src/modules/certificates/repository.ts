@@ -2,6 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import { sql, type NotNull, type Selectable } from 'kysely';
 import type { CertificatePurpose, IssuedCertificatesTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
+import { callsignIn } from '../people/callsign.js';
 
 export interface IssuedCertificate {
   serial: string;
@@ -40,7 +41,7 @@ export type NewCertificate = Omit<
 function memberCertificatesOf(executor: Executor, callsign: string) {
   return executor
     .selectFrom('issued_certificates')
-    .where((eb) => eb(eb.fn('lower', ['callsign']), '=', eb.fn('lower', [eb.val(callsign)])))
+    .where((eb) => callsignIn(eb, 'callsign', callsign))
     .where('purpose', '!=', 'server');
 }
 
@@ -169,7 +170,7 @@ export async function newestCertificateOf(
   const row = await executor
     .selectFrom('issued_certificates')
     .selectAll()
-    .where((eb) => eb(eb.fn('lower', ['callsign']), '=', eb.fn('lower', [eb.val(callsign)])))
+    .where((eb) => callsignIn(eb, 'callsign', callsign))
     .orderBy('issued_at', 'desc')
     .orderBy('serial', 'desc')
     .limit(1)
@@ -204,7 +205,7 @@ export async function revokeCertificatesOf(
   let update = executor
     .updateTable('issued_certificates')
     .set({ revoked_at: revocation.at, revocation_reason: revocation.reason })
-    .where((eb) => eb(eb.fn('lower', ['callsign']), '=', eb.fn('lower', [eb.val(callsign)])))
+    .where((eb) => callsignIn(eb, 'callsign', callsign))
     .where('revoked_at', 'is', null);
   if (revocation.liveOnly === true) update = update.where('not_after', '>', revocation.at);
   const rows = await update.returning(['serial', 'purpose']).execute();

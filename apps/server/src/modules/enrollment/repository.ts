@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import { ENROLLMENT_STATE } from '@callsign/contract';
 import type { EnrollmentsTable, EnrollmentState, MemberStatus } from '../../db/schema.js';
 import { isPostgres, sqliteChangeFingerprint, type Executor } from '../../db/transaction.js';
+import { callsignIn } from '../people/callsign.js';
 
 export interface Enrollment {
   /** As the member typed it (the members row's callsign). */
@@ -70,13 +71,7 @@ export async function findEnrollment(
       eb
         .selectFrom('members')
         .select('members.callsign')
-        .where((members) =>
-          members(
-            members.fn('lower', ['members.callsign']),
-            '=',
-            members.fn('lower', [members.val(callsign)]),
-          ),
-        ),
+        .where((eb) => callsignIn(eb, 'members.callsign', callsign)),
     )
     .executeTakeFirst();
   return row && toEnrollment(row);
@@ -97,9 +92,7 @@ export async function findEnrollmentStanding(
     .selectFrom('members')
     .innerJoin('enrollments', 'enrollments.callsign', 'members.callsign')
     .select(['enrollments.state as state', 'members.status as memberStatus'])
-    .where((eb) =>
-      eb(eb.fn('lower', ['members.callsign']), '=', eb.fn('lower', [eb.val(callsign)])),
-    )
+    .where((eb) => callsignIn(eb, 'members.callsign', callsign))
     .executeTakeFirst();
 }
 

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { LoginCodeKind, LoginCodesTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
+import { callsignIn } from '../people/callsign.js';
 
 // Codes are stored and looked up only by the hash the caller computes; never the code itself.
 
@@ -101,9 +102,7 @@ export async function deleteUnusedLoginCodes(
   const result = await executor
     .deleteFrom('login_codes')
     .where('kind', '=', kind)
-    .where((eb) =>
-      eb(eb.fn('lower', ['subject_callsign']), '=', eb.fn('lower', [eb.val(subjectCallsign)])),
-    )
+    .where((eb) => callsignIn(eb, 'subject_callsign', subjectCallsign))
     .where('used_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numDeletedRows);

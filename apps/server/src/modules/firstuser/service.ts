@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
 import { CODE_LENGTH } from '@callsign/contract';
-import type { Database } from '../../db/schema.js';
+import type { Database, LoginCodeKind } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { BadRequestError, countsAsFailure, ForbiddenError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/service.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import {
   consumeLoginCode,
+  deleteUnusedLoginCodes,
   insertLoginCode,
   isLoginCodeUsable,
   type LoginCode,
@@ -155,4 +156,25 @@ export class FirstuserService {
     }
     return { scope: 'member', subject, ttlMs: this.memberTtl };
   }
+}
+
+/**
+ * Stores a login code that signs `subjectCallsign` in, replacing their unused codes of the same
+ * kind, in the caller's transaction: how the renewal module (modules/renewal) hands out a
+ * renewal code. Returns how many unused codes it replaced.
+ */
+export async function replaceLoginCode(
+  executor: Executor,
+  code: {
+    codeHash: string;
+    kind: LoginCodeKind;
+    subjectCallsign: string;
+    createdAt: number;
+    expiresAt: number;
+    createdBy: string;
+  },
+): Promise<number> {
+  const replaced = await deleteUnusedLoginCodes(executor, code.kind, code.subjectCallsign);
+  await insertLoginCode(executor, code);
+  return replaced;
 }

@@ -247,6 +247,24 @@ export async function deactivateInviteCodesOwnedBy(
   return rows.map((row) => row.code).sort();
 }
 
+/** Deactivates the codes of a bulk batch nobody has used and that are still live; their codes. */
+export async function deactivateUnusedCodesOfBatch(
+  executor: Executor,
+  batchId: string,
+  at: number,
+): Promise<string[]> {
+  const rows = await executor
+    .updateTable('invite_codes')
+    .set({ deactivated_at: at })
+    .where('batch_id', '=', batchId)
+    .where('use_count', '=', 0)
+    .where('deleted_at', 'is', null)
+    .where('deactivated_at', 'is', null)
+    .returning('code')
+    .execute();
+  return rows.map((row) => row.code).sort();
+}
+
 function toInviteCode(row: Selectable<InviteCodesTable>): InviteCode {
   return {
     code: row.code,

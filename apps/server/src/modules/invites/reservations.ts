@@ -4,6 +4,7 @@ import { lockForTransaction, type Executor } from '../../db/transaction.js';
 import { BadRequestError, countsAsFailure } from '../../errors.js';
 import { takenCallsigns } from '../people/service.js';
 import { findReservedCallsigns, type InviteCode } from './repository.js';
+import { sameCallsign } from '../people/callsign.js';
 
 /**
  * A bulk slip reserves its callsign while it admits people: nobody else may take it. Whoever
@@ -45,7 +46,7 @@ export async function refuseReservedCallsign(
 ): Promise<void> {
   const reservedHere = invite?.reservedCallsign ?? null;
   if (reservedHere !== null) {
-    if (reservedHere.toLowerCase() !== callsign.toLowerCase()) {
+    if (!sameCallsign(reservedHere, callsign)) {
       throw countsAsFailure(new BadRequestError('This invite is for another callsign'));
     }
     return;

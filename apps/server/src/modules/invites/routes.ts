@@ -12,6 +12,7 @@ import {
   poolsResponseSchema,
   type InviteState,
   type PoolsResponse,
+  iso,
 } from '@callsign/contract';
 import { asRole, asTeam } from '../presets/preset.js';
 import { callerOf } from '../auth/access.js';
@@ -28,8 +29,6 @@ const POOL_STATES = {
   deleted: 'deactivated',
 } as const satisfies Record<ReturnType<typeof inviteCodeState>, InviteState>;
 
-const isoOrNull = (time: number | null) => (time === null ? null : new Date(time).toISOString());
-
 /** A code as `pools` lists it: the spec's fields, then the options of docs/api.md, "Onboarding a unit". */
 function poolEntry(code: InviteCode, now: number): PoolsResponse['pools'][number] {
   return {
@@ -39,7 +38,7 @@ function poolEntry(code: InviteCode, now: number): PoolsResponse['pools'][number
     owner_cs: code.ownerCallsign,
     state: POOL_STATES[inviteCodeState(code, now)],
     label: code.label,
-    expires_at: isoOrNull(code.expiresAt),
+    expires_at: code.expiresAt === null ? null : iso(code.expiresAt),
     max_uses: code.maxUses,
     uses: code.useCount,
     auto_approve: code.autoApprove,

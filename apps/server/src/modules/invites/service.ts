@@ -9,6 +9,7 @@ import type { Actor } from '../auth/actor.js';
 import { isActiveAdmin } from '../people/service.js';
 import {
   deactivateInviteCodesOwnedBy,
+  deactivateUnusedCodesOfBatch,
   deleteInviteCode,
   findInviteCode,
   insertInviteCode,
@@ -150,6 +151,18 @@ export async function deactivateInviteCodesOf(
     });
   }
   return codes;
+}
+
+/**
+ * Deactivates the slips of a bulk batch nobody has used and that are still live, in the caller's
+ * transaction (bulk's void); their codes, sorted. The bulk module audits the void.
+ */
+export function voidUnusedSlips(
+  executor: Executor,
+  batchId: string,
+  at: number,
+): Promise<string[]> {
+  return deactivateUnusedCodesOfBatch(executor, batchId, at);
 }
 
 /**

@@ -21,7 +21,7 @@ import {
 } from '@callsign/contract';
 import { callerOf } from '../auth/access.js';
 import { KeyLifecycle } from '../certificates/key-lifecycle.js';
-import { RenewalCodes } from '../firstuser/renewal-codes.js';
+import { RenewalCodes } from '../renewal/service.js';
 import type { RouteContext } from '../route-context.js';
 import { KeyService } from './service.js';
 

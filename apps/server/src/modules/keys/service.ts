@@ -2,6 +2,7 @@ import type { KeyFormat } from '@callsign/contract';
 import { ForbiddenError } from '../../errors.js';
 import type { CertificateService } from '../certificates/service.js';
 import type { Actor } from '../auth/actor.js';
+import { sameCallsign } from '../people/callsign.js';
 
 export interface KeyDownload {
   /** As the member's record has it: the file name and the password. */
@@ -19,7 +20,7 @@ export class KeyService {
 
   /** `actor` is a valid user; 403 when `callsign` is not theirs (in any case). */
   async download(actor: Actor, callsign: string, format: KeyFormat): Promise<KeyDownload> {
-    if (callsign.toLowerCase() !== actor.callsign.toLowerCase()) {
+    if (!sameCallsign(callsign, actor.callsign)) {
       throw new ForbiddenError('You can only download your own key');
     }
     const issued = await this.certificates.issueKeystore(

@@ -2,12 +2,22 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { lockForTransaction } from '../../db/transaction.js';
 import { ForbiddenError } from '../../errors.js';
-import type { MemberRegistry } from '../certificates/member-issuance.js';
 import { findMemberByCallsign } from './repository.js';
-import { MEMBERSHIP_LOCK } from './revocation.js';
 
-/** Membership as issuing sees it: only an active member is issued a certificate. */
-export class Membership implements MemberRegistry {
+/**
+ * The lock every transaction takes that changes who is a member or an admin, or that issues a
+ * member a certificate: revocation, promote, demote, key download. Under it the rules that read
+ * several rows ("at least one admin remains", "a revoked member gets no new certificate") hold
+ * on PostgreSQL too (db/transaction.ts).
+ */
+export const MEMBERSHIP_LOCK = 'membership';
+
+/**
+ * Membership as issuing sees it: only an active member is issued a certificate. It is the
+ * certificates module's `MemberRegistry` (portal.ts hands it over), matched by shape, so that
+ * people imports nothing of certificates.
+ */
+export class Membership {
   constructor(private readonly db: Kysely<Database>) {}
 
   async activeCallsign(callsign: string): Promise<string> {

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
-import type { ExpressionBuilder, Selectable } from 'kysely';
-import type { Database, MembersTable, MemberStatus, Role } from '../../db/schema.js';
+import type { Selectable } from 'kysely';
+import type { MembersTable, MemberStatus, Role } from '../../db/schema.js';
 import { inTransaction, isPostgres, sqliteChangeFingerprint } from '../../db/transaction.js';
 import type { Executor } from '../../db/transaction.js';
+import { callsignIn } from './callsign.js';
 
 export interface Member {
   /** As the member typed it. */
@@ -25,11 +26,8 @@ export interface NewMember {
   preset?: { team: string; role: string } | undefined;
 }
 
-// Every lookup by callsign is case-insensitive and matches the unique index on lower(callsign).
-function sameCallsign(callsign: string) {
-  return (eb: ExpressionBuilder<Database, 'members'>) =>
-    eb(eb.fn('lower', ['members.callsign']), '=', eb.fn('lower', [eb.val(callsign)]));
-}
+// Every lookup by callsign is case-insensitive and matches the unique index on lower(callsign)
+// (callsign.ts).
 
 export async function findMemberByCallsign(
   executor: Executor,
@@ -38,7 +36,7 @@ export async function findMemberByCallsign(
   const row = await executor
     .selectFrom('members')
     .selectAll()
-    .where(sameCallsign(callsign))
+    .where((eb) => callsignIn(eb, 'members.callsign', callsign))
     .executeTakeFirst();
   if (row === undefined) {
     return undefined;
@@ -91,6 +89,45 @@ export function insertMember(executor: Executor, member: NewMember): Promise<boo
   });
 }
 
+/** A member's TAK preset as stored (team and role, not checked against ATAK's lists). */
+export interface StoredPreset {
+  /** As the member's record has it. */
+  callsign: string;
+  status: MemberStatus;
+  team: string | null;
+  role: string | null;
+}
+
+export async function findMemberPreset(
+  executor: Executor,
+  callsign: string,
+): Promise<StoredPreset | undefined> {
+  const row = await executor
+    .selectFrom('members')
+    .select(['callsign', 'status', 'tak_team', 'tak_role'])
+    .where((eb) => callsignIn(eb, 'members.callsign', callsign))
+    .executeTakeFirst();
+  return (
+    row && { callsign: row.callsign, status: row.status, team: row.tak_team, role: row.tak_role }
+  );
+}
+
+/** Sets the preset of a member who is not revoked; false when there is none. */
+export async function setMemberPreset(
+  executor: Executor,
+  callsign: string,
+  preset: { team: string; role: string },
+  at: number,
+): Promise<boolean> {
+  const result = await executor
+    .updateTable('members')
+    .set({ tak_team: preset.team, tak_role: preset.role, updated_at: at })
+    .where((eb) => callsignIn(eb, 'members.callsign', callsign))
+    .where('status', '!=', 'revoked')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** The callsigns among `callsigns` that a member holds in any state, lower-cased. */
 export async function findTakenCallsigns(
   executor: Executor,
@@ -127,7 +164,7 @@ export async function setMemberStatus(
       updated_at: change.at,
       revoked_at: change.status === 'revoked' ? change.at : null,
     })
-    .where(sameCallsign(callsign));
+    .where((eb) => callsignIn(eb, 'members.callsign', callsign));
   if (change.from !== undefined) {
     if (change.from.length === 0) {
       return false;
@@ -151,7 +188,7 @@ export async function addMemberRole(
       eb
         .selectFrom('members')
         .select(['members.callsign', sql<Role>`cast(${role} as text)`.as('role')])
-        .where(sameCallsign(callsign)),
+        .where((eb) => callsignIn(eb, 'members.callsign', callsign)),
     )
     .onConflict((oc) => oc.doNothing())
     .returning('role')
@@ -169,7 +206,10 @@ export async function removeMemberRole(
     .deleteFrom('member_roles')
     .where('role', '=', role)
     .where('callsign', 'in', (eb) =>
-      eb.selectFrom('members').select('members.callsign').where(sameCallsign(callsign)),
+      eb
+        .selectFrom('members')
+        .select('members.callsign')
+        .where((eb) => callsignIn(eb, 'members.callsign', callsign)),
     )
     .executeTakeFirst();
   return result.numDeletedRows > 0n;

@@ -10,15 +10,17 @@ import {
   roleChangeBodySchema,
   roleChangeResponseSchema,
 } from '@callsign/contract';
+import { demoteMember } from '../../commands/demote-member.js';
+import { revokeMemberAsAdmin } from '../../commands/revoke-member.js';
 import { callerOf } from '../auth/access.js';
+import { revocationReceipt, type RevocationReceipt } from '../certificates/revocation-receipt.js';
 import type { RouteContext } from '../route-context.js';
-import { revocationReceipt, type RevocationReceipt } from './revocation-receipt.js';
 import { PeopleService } from './service.js';
 
 /** GET people/list, DELETE people/{callsign}, POST enrollment/promote and demote (admin). */
 export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext): void {
   const { portal } = context;
-  const people = new PeopleService(portal.database.db, portal.certificates, context.now);
+  const people = new PeopleService(portal.database.db, context.now);
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   app.get(
@@ -41,7 +43,13 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
     },
     async (request) => {
       const { actor } = callerOf(request, 'admin');
-      const revoked = await people.revoke(actor, request.params.callsign);
+      const revoked = await revokeMemberAsAdmin(
+        portal.database.db,
+        portal.certificates,
+        actor,
+        request.params.callsign,
+        context.now(),
+      );
       const receipt = await revocationReceipt(portal.certificates, revoked, (error, check) => {
         request.log.error({ err: error, check }, 'revocation receipt: check failed');
       });
@@ -74,7 +82,12 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
     },
     async (request) => {
       const { actor } = callerOf(request, 'admin');
-      const detail = await people.demote(actor, request.body.callsign);
+      const detail = await demoteMember(
+        portal.database.db,
+        actor,
+        request.body.callsign,
+        context.now(),
+      );
       return { success: true as const, detail };
     },
   );

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTestCa } from '../../ca/test-ca.testing.js';
+import { demoteMember } from '../../commands/demote-member.js';
+import { revokeMemberAsAdmin } from '../../commands/revoke-member.js';
 import type { DatabaseHandle } from '../../db/connection.js';
 import {
   testEngines,
@@ -11,6 +13,7 @@ import { listRecentAuditEvents } from '../audit/repository.js';
 import { CertificateService } from '../certificates/service.js';
 import { Membership } from './membership.js';
 import { findMemberByCallsign, insertMember, setMemberStatus } from './repository.js';
+import type { Actor } from '../auth/actor.js';
 import { PeopleService } from './service.js';
 
 const T = 1_767_225_600_000;
@@ -32,18 +35,32 @@ async function openWithCertificates(engine: TestEngine) {
   return { scratch, handle, certificates };
 }
 
+/** What an admin does with members, as the routes call it: the service and the two commands. */
+function adminActions(db: DatabaseHandle['db'], certificates: CertificateService) {
+  const now = () => new Date(T + 1);
+  const people = new PeopleService(db, now);
+  return {
+    listActiveJson: () => people.listActiveJson(),
+    promote: (actor: Actor, callsign: string) => people.promote(actor, callsign),
+    demote: (actor: Actor, callsign: string) => demoteMember(db, actor, callsign, now()),
+    revoke: (actor: Actor, callsign: string) =>
+      revokeMemberAsAdmin(db, certificates, actor, callsign, now()),
+  };
+}
+type AdminActions = ReturnType<typeof adminActions>;
+
 // Over HTTP an admin acting on another admin always leaves themselves, so the last-admin rule
 // shows there only in races (test/api-admin-keys.test.ts). Here the actor is not an admin.
 describe.each(testEngines())('people service on $name', (engine) => {
   let scratch: ScratchDatabase;
   let handle: DatabaseHandle;
-  let people: PeopleService;
+  let people: AdminActions;
   const helper = { callsign: 'Helper', clientAddress: null };
 
   beforeAll(async () => {
     let certificates: CertificateService;
     ({ scratch, handle, certificates } = await openWithCertificates(engine));
-    people = new PeopleService(handle.db, certificates, () => new Date(T + 1));
+    people = adminActions(handle.db, certificates);
     for (const [callsign, status, admin] of [
       ['Solo', 'active', true],
       ['Helper', 'active', false],
@@ -87,20 +104,20 @@ describe.each(testEngines())('people service on $name', (engine) => {
 describe.each(testEngines())('the member list on $name', (engine) => {
   let scratch: ScratchDatabase;
   let handle: DatabaseHandle;
-  let instanceA: PeopleService;
-  let instanceB: PeopleService;
+  let instanceA: AdminActions;
+  let instanceB: AdminActions;
   const actor = { callsign: 'Nobody', clientAddress: null };
 
   beforeAll(async () => {
     let certificates: CertificateService;
     ({ scratch, handle, certificates } = await openWithCertificates(engine));
     // Two services on one database: two instances of the portal.
-    instanceA = new PeopleService(handle.db, certificates, () => new Date(T + 1));
-    instanceB = new PeopleService(handle.db, certificates, () => new Date(T + 1));
+    instanceA = adminActions(handle.db, certificates);
+    instanceB = adminActions(handle.db, certificates);
   });
   afterAll(() => scratch.drop());
 
-  const listedBy = async (instance: PeopleService) =>
+  const listedBy = async (instance: AdminActions) =>
     JSON.parse(await instance.listActiveJson()) as { callsign: string; roles: string[] }[];
   const add = (callsign: string, status: 'active' | 'pending', admin = false) =>
     insertMember(handle.db, {

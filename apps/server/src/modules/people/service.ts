@@ -5,37 +5,36 @@ import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import type { MemberLookup } from '../auth/identity.js';
-import type { CertificateService } from '../certificates/service.js';
-import { deactivateInviteCodesOf } from '../invites/service.js';
 import {
   addMemberRole,
   countActiveAdmins,
   findMemberByCallsign,
+  findMemberPreset,
   findTakenCallsigns,
   insertMember,
   listActiveMembersJson,
   memberListFingerprint,
   removeMemberRole,
+  setMemberPreset,
   setMemberStatus,
   type Member,
   type NewMember,
+  type StoredPreset,
 } from './repository.js';
-import { MEMBERSHIP_LOCK, revokeMember, type RevocationResult } from './revocation.js';
+import { MEMBERSHIP_LOCK } from './membership.js';
+import { sameCallsign } from './callsign.js';
 
 const ADMIN: Role = 'admin';
 
-function sameCallsign(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase();
-}
-
 /**
- * Admins managing members (docs/api.md): list, revoke, promote, demote. Each change is one
- * transaction under the membership lock, so at least one admin remains under any interleaving.
+ * Admins managing members (docs/api.md): list and promote here; revoke and demote change other
+ * modules too and are commands (commands/revoke-member.ts, demote-member.ts) built on this
+ * module's `memberToRevoke` and `takeAdminRole`. Each change is one transaction under the
+ * membership lock, so at least one admin remains under any interleaving.
  */
 export class PeopleService {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly certificates: CertificateService,
     private readonly now: () => Date,
   ) {}
 
@@ -65,30 +64,6 @@ export class PeopleService {
       .execute(build);
   }
 
-  /** Revokes the member and all their certificates; 404 unknown or revoked, 409 self or last admin. */
-  revoke(actor: Actor, callsign: string): Promise<RevocationResult> {
-    return this.db.transaction().execute(async (trx) => {
-      await lockForTransaction(trx, MEMBERSHIP_LOCK);
-      const target = await findMemberByCallsign(trx, callsign);
-      if (target === undefined || target.status === 'revoked') {
-        throw new NotFoundError(`No member ${callsign} to revoke`);
-      }
-      if (sameCallsign(target.callsign, actor.callsign)) {
-        throw new ConflictError('You cannot revoke yourself');
-      }
-      await keepAnAdmin(trx, target, 'revoked');
-      const result = await revokeMember(trx, this.certificates, {
-        callsign: target.callsign,
-        actor: actor.callsign,
-        clientAddress: actor.clientAddress,
-        now: this.now(),
-      });
-      // Cannot happen: the member was found unrevoked under the lock.
-      if (result === undefined) throw new NotFoundError(`No member ${callsign} to revoke`);
-      return result;
-    });
-  }
-
   /** Gives an active member the admin role; 404 not an active member, 400 already admin. */
   promote(actor: Actor, callsign: string): Promise<string> {
     return this.db.transaction().execute(async (trx) => {
@@ -101,46 +76,76 @@ export class PeopleService {
     });
   }
 
-  /**
-   * Takes the admin role away and deactivates the invite codes they created; 404 not an active
-   * member, 400 not admin, 409 self or last admin.
-   */
-  demote(actor: Actor, callsign: string): Promise<string> {
-    return this.db.transaction().execute(async (trx) => {
-      const target = await activeMember(trx, callsign);
-      if (sameCallsign(target.callsign, actor.callsign)) {
-        throw new ConflictError('You cannot demote yourself');
-      }
-      if (!target.roles.includes(ADMIN)) {
-        throw new BadRequestError(`${target.callsign} is not an admin`);
-      }
-      await keepAnAdmin(trx, target, 'demoted');
-      await removeMemberRole(trx, target.callsign, ADMIN);
-      await this.audit(trx, actor, 'member.demote', target.callsign);
-      await deactivateInviteCodesOf(trx, target.callsign, {
-        actor,
-        reason: 'owner demoted',
-        at: this.now().getTime(),
-      });
-      return `${target.callsign} is no longer an admin`;
-    });
-  }
-
-  private async audit(
+  private audit(
     trx: Transaction<Database>,
     actor: Actor,
     action: string,
     target: string,
   ): Promise<void> {
-    await appendAuditEvent(trx, {
-      at: this.now().getTime(),
-      actor: actor.callsign,
-      action,
-      target,
-      outcome: 'success',
-      clientAddress: actor.clientAddress,
-    });
+    return auditChange(trx, actor, action, target, this.now().getTime());
   }
+}
+
+async function auditChange(
+  trx: Transaction<Database>,
+  actor: Actor,
+  action: string,
+  target: string,
+  at: number,
+): Promise<void> {
+  await appendAuditEvent(trx, {
+    at,
+    actor: actor.callsign,
+    action,
+    target,
+    outcome: 'success',
+    clientAddress: actor.clientAddress,
+  });
+}
+
+/**
+ * The member an admin may revoke, under the membership lock in the caller's transaction (the
+ * people rules of commands/revoke-member.ts): 404 unknown or revoked, 409 self or last admin.
+ */
+export async function memberToRevoke(
+  trx: Transaction<Database>,
+  actor: Actor,
+  callsign: string,
+): Promise<Member> {
+  await lockForTransaction(trx, MEMBERSHIP_LOCK);
+  const target = await findMemberByCallsign(trx, callsign);
+  if (target === undefined || target.status === 'revoked') {
+    throw new NotFoundError(`No member ${callsign} to revoke`);
+  }
+  if (sameCallsign(target.callsign, actor.callsign)) {
+    throw new ConflictError('You cannot revoke yourself');
+  }
+  await keepAnAdmin(trx, target, 'revoked');
+  return target;
+}
+
+/**
+ * Takes the admin role away, with its audit event, in the caller's transaction (the people part
+ * of commands/demote-member.ts); the member's callsign as recorded. 404 not an active member, 400
+ * not admin, 409 self or last admin.
+ */
+export async function takeAdminRole(
+  trx: Transaction<Database>,
+  actor: Actor,
+  callsign: string,
+  at: number,
+): Promise<string> {
+  const target = await activeMember(trx, callsign);
+  if (sameCallsign(target.callsign, actor.callsign)) {
+    throw new ConflictError('You cannot demote yourself');
+  }
+  if (!target.roles.includes(ADMIN)) {
+    throw new BadRequestError(`${target.callsign} is not an admin`);
+  }
+  await keepAnAdmin(trx, target, 'demoted');
+  await removeMemberRole(trx, target.callsign, ADMIN);
+  await auditChange(trx, actor, 'member.demote', target.callsign, at);
+  return target.callsign;
 }
 
 /** Takes the membership lock, then finds the member; 404 unless they are active. */
@@ -191,6 +196,24 @@ export function takenCallsigns(
 /** A member as recorded (any status, the record's spelling), or undefined for nobody. */
 export function findMember(executor: Executor, callsign: string): Promise<Member | undefined> {
   return findMemberByCallsign(executor, callsign);
+}
+
+/** A member's TAK preset as stored (the presets module reads it as ATAK's), or undefined. */
+export function findStoredPreset(
+  executor: Executor,
+  callsign: string,
+): Promise<StoredPreset | undefined> {
+  return findMemberPreset(executor, callsign);
+}
+
+/** Stores a member's TAK preset unless they are revoked; false when there is no such member. */
+export function storePreset(
+  executor: Executor,
+  callsign: string,
+  preset: { team: string; role: string },
+  at: number,
+): Promise<boolean> {
+  return setMemberPreset(executor, callsign, preset, at);
 }
 
 /**

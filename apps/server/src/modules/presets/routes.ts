@@ -9,7 +9,7 @@ import {
 } from '@callsign/contract';
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
-import type { MemberPreset } from './repository.js';
+import type { MemberPreset } from './service.js';
 import { PresetService } from './service.js';
 
 const presetAnswer = ({ callsign, preset }: MemberPreset) => ({ callsign, ...preset });

@@ -1,10 +1,37 @@
 import type { Kysely } from 'kysely';
 import type { Preset } from '@callsign/contract';
-import type { Database } from '../../db/schema.js';
+import type { Database, MemberStatus } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
 import { NotFoundError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
-import { findMemberPreset, setMemberPreset, type MemberPreset } from './repository.js';
+import { findStoredPreset, storePreset } from '../people/service.js';
+import { presetOf } from './preset.js';
+
+export interface MemberPreset {
+  /** As the member's record has it. */
+  callsign: string;
+  status: MemberStatus;
+  preset: Preset;
+}
+
+/**
+ * A member's TAK preset, by callsign in any case. The preset is stored on the member's record
+ * (the people module's table); this module reads it as ATAK's team and role.
+ */
+async function findMemberPreset(
+  executor: Executor,
+  callsign: string,
+): Promise<MemberPreset | undefined> {
+  const stored = await findStoredPreset(executor, callsign);
+  return (
+    stored && {
+      callsign: stored.callsign,
+      status: stored.status,
+      preset: presetOf(stored.team, stored.role),
+    }
+  );
+}
 
 /**
  * Members' TAK presets (docs/api.md, "Onboarding a unit"): team colour and role, taken from the invite at
@@ -35,7 +62,7 @@ export class PresetService {
     return this.db.transaction().execute(async (trx) => {
       const at = this.now().getTime();
       const before = await findMemberPreset(trx, callsign);
-      if (before === undefined || !(await setMemberPreset(trx, callsign, preset, at))) {
+      if (before === undefined || !(await storePreset(trx, callsign, preset, at))) {
         throw new NotFoundError(`No member ${callsign}`);
       }
       await appendAuditEvent(trx, {

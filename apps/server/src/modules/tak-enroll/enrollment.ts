@@ -9,6 +9,7 @@ import { csrDerFromBody, type EnrollmentAnswer } from '../../tak/enrollment.js';
 import { truststoreCertificates } from '../../tak/truststore.js';
 import type { CertificateService } from '../certificates/service.js';
 import type { EnrollmentLogin, EnrollmentTokens } from './tokens.js';
+import { sameCallsign } from '../people/callsign.js';
 
 /** How a `signClient/v2` answer is written, by the request's `Accept`. */
 export type AnswerFormat = 'json' | 'xml' | 'json-as-text';
@@ -77,10 +78,9 @@ export class TakEnrollment {
     let publicKey;
     try {
       const csr = await checkCsr(csrDerFromBody(body));
-      const callsign = login.callsign.toLowerCase();
       if (
         csr.commonNames.length === 0 ||
-        csr.commonNames.some((name) => name.toLowerCase() !== callsign)
+        csr.commonNames.some((name) => !sameCallsign(name, login.callsign))
       ) {
         throw new BadCsrError(`the request’s CN must be your callsign, ${login.callsign}`);
       }

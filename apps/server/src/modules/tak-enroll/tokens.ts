@@ -12,6 +12,7 @@ import {
   replaceEnrollmentToken,
   spendEnrollmentToken,
 } from './token-repository.js';
+import { sameCallsign } from '../people/callsign.js';
 
 /** The login a TAK client fails: 401 and the challenge that makes ATAK ask for credentials. */
 export class BasicAuthError extends HttpError {
@@ -42,10 +43,6 @@ export interface IssuedToken {
   callsign: string;
   token: string;
   expiresAt: Date;
-}
-
-function sameCallsign(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase();
 }
 
 const BASIC = /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i;
@@ -133,7 +130,7 @@ export class EnrollmentTokens {
     const found = await findEnrollmentLogin(this.db, tokenHash);
     if (
       found === undefined ||
-      found.callsign.toLowerCase() !== credentials.username.toLowerCase() ||
+      !sameCallsign(found.callsign, credentials.username) ||
       found.memberStatus !== 'active' ||
       // Made for a member who has become an admin since: no admin makes a key for another.
       (found.madeBy !== null && found.memberIsAdmin) ||

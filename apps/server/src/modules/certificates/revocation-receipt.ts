@@ -1,8 +1,7 @@
 import { X509Crl } from '@peculiar/x509';
 import type { OcspAnswer } from '../../ca/ocsp-check.js';
 import { normalizeSerial } from '../../ca/serial.js';
-import type { CertificateService } from '../certificates/service.js';
-import type { RevocationResult } from './revocation.js';
+import type { CertificateService } from './service.js';
 
 /**
  * What a revocation changed, read back from what relying parties see rather than from what the
@@ -24,7 +23,7 @@ export interface RevocationReceipt {
  */
 export async function revocationReceipt(
   certificates: CertificateService,
-  revoked: RevocationResult,
+  revoked: { callsign: string; serials: readonly string[] },
   onError: (error: unknown, check: 'crl' | 'ocsp') => void,
 ): Promise<RevocationReceipt> {
   const crl = await checkCrl(certificates, revoked.serials).catch((error: unknown) => {

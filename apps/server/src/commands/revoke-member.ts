@@ -1,17 +1,13 @@
-import { inTransaction, lockForTransaction } from '../../db/transaction.js';
-import type { Executor } from '../../db/transaction.js';
-import { appendAuditEvent } from '../audit/service.js';
-import type { CertificateService } from '../certificates/service.js';
-import { deactivateInviteCodesOf } from '../invites/service.js';
-import { findMemberByCallsign, setMemberStatus } from './repository.js';
-
-/**
- * The lock every transaction takes that changes who is a member or an admin, or that issues a
- * member a certificate: revocation, promote, demote, key download. Under it the rules that read
- * several rows ("at least one admin remains", "a revoked member gets no new certificate") hold
- * on PostgreSQL too (db/transaction.ts).
- */
-export const MEMBERSHIP_LOCK = 'membership';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { inTransaction, lockForTransaction, type Executor } from '../db/transaction.js';
+import { NotFoundError } from '../errors.js';
+import { appendAuditEvent } from '../modules/audit/service.js';
+import type { Actor } from '../modules/auth/actor.js';
+import type { CertificateService } from '../modules/certificates/service.js';
+import { deactivateInviteCodesOf } from '../modules/invites/service.js';
+import { MEMBERSHIP_LOCK } from '../modules/people/membership.js';
+import { findMember, memberToRevoke, moveMember } from '../modules/people/service.js';
 
 export interface RevocationResult {
   callsign: string;
@@ -29,7 +25,10 @@ export interface RevocationResult {
  * caller's when `executor` is one (so its rules and this revocation commit together), else a new
  * one. The CRL follows on its next request; the mTLS face refuses their certificates on the next
  * request. Undefined when there is no such member or they were revoked already. Rules about who
- * may revoke whom belong to the caller.
+ * may revoke whom belong to the caller (an admin: `revokeMemberAsAdmin`; the operator's CLI).
+ *
+ * A command: it spans the people (the member), certificates (their keys) and invites (the codes
+ * they made) modules, each changed through its own functions in this one transaction.
  */
 export async function revokeMember(
   executor: Executor,
@@ -39,9 +38,9 @@ export async function revokeMember(
   const at = (input.now ?? new Date()).getTime();
   return inTransaction(executor, async (trx) => {
     await lockForTransaction(trx, MEMBERSHIP_LOCK);
-    const member = await findMemberByCallsign(trx, input.callsign);
+    const member = await findMember(trx, input.callsign);
     if (member === undefined || member.status === 'revoked') return undefined;
-    const changed = await setMemberStatus(trx, member.callsign, {
+    const changed = await moveMember(trx, member.callsign, {
       status: 'revoked',
       at,
       from: ['pending', 'active', 'rejected'],
@@ -68,5 +67,31 @@ export async function revokeMember(
       inviteCode: member.inviteCode,
       deactivatedInviteCodes,
     };
+  });
+}
+
+/**
+ * An admin revokes a member (DELETE people/{callsign}): the people module's rules
+ * (`memberToRevoke`: 404 unknown or revoked, 409 self or last admin), then `revokeMember`, in one
+ * transaction under the membership lock.
+ */
+export function revokeMemberAsAdmin(
+  db: Kysely<Database>,
+  certificates: CertificateService,
+  actor: Actor,
+  callsign: string,
+  now: Date,
+): Promise<RevocationResult> {
+  return db.transaction().execute(async (trx) => {
+    const target = await memberToRevoke(trx, actor, callsign);
+    const result = await revokeMember(trx, certificates, {
+      callsign: target.callsign,
+      actor: actor.callsign,
+      clientAddress: actor.clientAddress,
+      now,
+    });
+    // Cannot happen: the member was found unrevoked under the lock.
+    if (result === undefined) throw new NotFoundError(`No member ${callsign} to revoke`);
+    return result;
   });
 }

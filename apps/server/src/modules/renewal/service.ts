@@ -7,9 +7,9 @@ import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import type { CertificateService } from '../certificates/service.js';
-import { deleteUnusedLoginCodes, insertLoginCode } from './login-code-repository.js';
+import { replaceLoginCode } from '../firstuser/service.js';
+import { MEMBERSHIP_LOCK } from '../people/membership.js';
 import { findMember, refuseCodeForAnotherAdmin } from '../people/service.js';
-import { MEMBERSHIP_LOCK } from '../people/revocation.js';
 
 /** How long a renewal code can be used: long enough to reach a member who is away. */
 export const RENEWAL_CODE_TTL_MS = 72 * 3_600_000;
@@ -27,13 +27,15 @@ export interface RenewalCodeOptions {
 }
 
 /**
- * Renewal codes: an admin makes a member a single-use code; entered on /login
+ * Renewal codes, the admin's way to give a member with expired or lost keys a new one: an admin
+ * makes a member a single-use code; entered on /login
  * (token/code/exchange) it signs them in under their own callsign, straight to the key
  * download, with no new enrollment or approval. Never for another admin (409). A member who
  * still holds live keys gets one only with `revokeKeys`, which revokes those keys in the same
  * transaction: a code never gives a second, silent way into a working identity. The keys minted
  * with the session it opens record the admin who made it (`made_by`). Stored only as a hash,
- * like every login code; a new code replaces the member's unused one.
+ * like every login code; a new code replaces the member's unused one. The code is a login code
+ * (the `login_codes` table of the firstuser module, which signs in with it: `replaceLoginCode`).
  */
 export class RenewalCodes {
   constructor(
@@ -67,8 +69,7 @@ export class RenewalCodes {
         live === 0
           ? []
           : await this.certificates.revokeAllOf(trx, member.callsign, 'renewal code', 'live');
-      const replaced = await deleteUnusedLoginCodes(trx, 'renewal', member.callsign);
-      await insertLoginCode(trx, {
+      const replaced = await replaceLoginCode(trx, {
         codeHash: hashCode(code),
         kind: 'renewal',
         subjectCallsign: member.callsign,
