@@ -87,8 +87,9 @@ const importBoundaries = [
   })),
   {
     // Services take an Actor or a client address, never a request; only the HTTP edge of a module
-    // (its routes, and the access hook with the identity it reads) knows Fastify.
-    target: `${SERVER}/modules/**/!(routes|access|identity|*.test|*.testing).ts`,
+    // (its routes, `routes.ts` or `<face>-routes.ts` such as the TAK enrollment face's, and the
+    // access hook with the identity it reads) knows Fastify.
+    target: `${SERVER}/modules/**/!(routes|*-routes|access|identity|*.test|*.testing).ts`,
     from: ['node_modules/fastify', 'node_modules/@fastify'],
     message:
       'No service imports Fastify: the route reads the request and passes the service what it needs (an Actor, a client address, the parsed body).',

@@ -40,8 +40,7 @@ import { registerKeyLifecycleRoutes, registerKeysRoutes } from './modules/keys/r
 import { registerPeopleRoutes } from './modules/people/routes.js';
 import { registerPresetRoutes } from './modules/presets/routes.js';
 import { registerBulkRoutes } from './modules/bulk/routes.js';
-import { registerTakEnrollRoutes } from './modules/tak-enroll/routes.js';
-import { registerTakReadinessRoutes } from './modules/tak-readiness/routes.js';
+import { registerTakEnrollmentRoutes, registerTakReadinessRoutes } from './modules/tak/routes.js';
 import type { RouteContext } from './modules/route-context.js';
 import { builtinFaces, proxyFaces, type RequestFaces } from './tls/request-faces.js';
 import { registerStaticSite } from './http/static-site.js';
@@ -171,13 +170,13 @@ export async function buildApp(
   registerKeyLifecycleRoutes(app, context);
   registerInstructionsRoutes(app, context);
   registerIdmConsoleRoutes(app, context);
-  registerTakEnrollRoutes(app, context);
+  registerTakEnrollmentRoutes(app, context);
   registerAuditRoutes(app, context);
   registerTakReadinessRoutes(app, context);
   app.get(
     apiPaths.openapi,
     {
-      config: { access: 'none' },
+      config: { access: 'anonymous' },
       schema: { hide: true, response: { 200: z.looseObject({ openapi: z.string() }) } },
     },
     () => app.swagger(),

@@ -14,7 +14,8 @@ import { ForbiddenError, HttpError } from './errors.js';
 import { createAdminCode } from './modules/firstuser/admin-code.js';
 import { revokeMember } from './modules/people/revocation.js';
 import { runTakCheck, type CheckLine } from './cli/tak-check/run.js';
-import { TakPackageService, takPackageConfig } from './modules/tak/service.js';
+import { takSiteSettings } from './modules/tak/settings.js';
+import { TakPackageService } from './modules/tak/service.js';
 import { PresetService } from './modules/presets/service.js';
 import { readVersion } from './version.js';
 
@@ -192,7 +193,7 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
       if (!callsign.success) throw new UsageError(`"${positionals[0] ?? ''}" is not a callsign`);
       const service = new TakPackageService(
         portal.certificates,
-        takPackageConfig(portal.config),
+        takSiteSettings(portal.config),
         new PresetService(portal.database.db, () => new Date()),
       );
       const built = await service

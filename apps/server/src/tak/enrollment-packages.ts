@@ -1,6 +1,7 @@
 import { strToU8 } from 'fflate';
 import { buildDataPackage, TAK_PACKAGE_UID_NAMESPACE, truststoreFileName } from './packages.js';
-import { entry, group, type Entry, type MemberPreset } from './server-pref.js';
+import type { Preset } from '@callsign/contract';
+import { entry, group, type Entry } from './server-pref.js';
 import { uuidV5 } from './uuid-v5.js';
 import { XML_DECLARATION } from './xml.js';
 
@@ -28,7 +29,7 @@ export interface ProfileOptions {
   deployment: string;
   /** As the member's record has it. */
   callsign: string;
-  preset: MemberPreset;
+  preset: Preset;
 }
 
 /**

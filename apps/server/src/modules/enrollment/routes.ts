@@ -33,7 +33,7 @@ export function registerEnrollmentRoutes(fastify: FastifyInstance, context: Rout
     apiPaths.checkInviteCode,
     {
       config: {
-        access: 'none',
+        access: 'anonymous',
         failureBudget: {
           failedAnswer: (answer: CheckInviteCodeResponse) => !answer.invitecode_is_active,
         },
@@ -55,7 +55,7 @@ export function registerEnrollmentRoutes(fastify: FastifyInstance, context: Rout
   app.post(
     apiPaths.enroll,
     {
-      config: { access: 'none', failureBudget: true },
+      config: { access: 'anonymous', failureBudget: true },
       schema: { body: enrollBodySchema, response: { 200: enrollResponseSchema } },
     },
     async (request) => {

@@ -32,7 +32,7 @@ export function registerFirstuserRoutes(fastify: FastifyInstance, context: Route
     apiPaths.checkAdminCode,
     {
       config: {
-        access: 'none',
+        access: 'anonymous',
         failureBudget: { failedAnswer: (answer: CheckAdminCodeResponse) => !answer.code_ok },
       },
       schema: {
@@ -48,7 +48,7 @@ export function registerFirstuserRoutes(fastify: FastifyInstance, context: Route
   app.post(
     apiPaths.exchangeCode,
     {
-      config: { access: 'none', failureBudget: true },
+      config: { access: 'anonymous', failureBudget: true },
       schema: { body: exchangeCodeBodySchema, response: { 200: exchangeCodeResponseSchema } },
     },
     async (request) => ({ jwt: await service.exchange(request.ip, request.body.code) }),

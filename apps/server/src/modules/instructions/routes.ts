@@ -3,7 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { apiPaths, instructionsResponseSchema } from '@callsign/contract';
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
-import { TakPackageService, takPackageConfig } from '../tak/service.js';
+import { TakPackageService } from '../tak/service.js';
+import { takSiteSettings } from '../tak/settings.js';
 import { PresetService } from '../presets/service.js';
 import { InstructionsService } from './service.js';
 
@@ -13,7 +14,7 @@ export function registerInstructionsRoutes(app: FastifyInstance, context: RouteC
   const instructions = new InstructionsService(
     new TakPackageService(
       certificates,
-      takPackageConfig(config),
+      takSiteSettings(config),
       new PresetService(context.portal.database.db, context.now),
     ),
   );

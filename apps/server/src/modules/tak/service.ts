@@ -1,23 +1,14 @@
+import type { Kysely } from 'kysely';
 import type { Preset } from '@callsign/contract';
 import type { Config } from '../../config.js';
-import { buildTakPackages, type TakPackage, type TakSettings } from '../../tak/packages.js';
+import type { Database } from '../../db/schema.js';
+import { buildTakPackages, type TakPackage } from '../../tak/packages.js';
 import { buildTakTruststore } from '../../tak/truststore.js';
 import type { Actor } from '../auth/actor.js';
 import type { CertificateService } from '../certificates/service.js';
-
-export interface TakPackageConfig extends TakSettings {
-  truststorePemFile: string | undefined;
-}
-
-export function takPackageConfig(config: Config): TakPackageConfig {
-  return {
-    takHost: config.takHost,
-    takPort: config.takPort,
-    deployment: config.deployment,
-    truststorePassword: config.takTruststorePassword,
-    truststorePemFile: config.takTruststorePemFile,
-  };
-}
+import { TakEnrollment } from './tak-enrollment.js';
+import { TakEnrollmentTokens } from './tak-enrollment-tokens.js';
+import { takSiteSettings, type TakSiteSettings } from './settings.js';
 
 export interface MemberPackages {
   /** As the member's record has it. */
@@ -40,7 +31,7 @@ export interface PresetSource {
 export class TakPackageService {
   constructor(
     private readonly certificates: CertificateService,
-    private readonly settings: TakPackageConfig,
+    private readonly settings: TakSiteSettings,
     private readonly presets: PresetSource,
   ) {}
 
@@ -67,4 +58,17 @@ export class TakPackageService {
     });
     return { callsign: issued.callsign, serial: issued.serial, packages };
   }
+}
+
+/** The tokens and the signing of TAK enrollment, as the enrollment face and the API use them. */
+export function takEnrollmentServices(deps: {
+  db: Kysely<Database>;
+  certificates: CertificateService;
+  config: Config;
+  now: () => Date;
+}) {
+  const { config } = deps;
+  const tokens = new TakEnrollmentTokens(deps.db, config.takEnroll?.tokenTtlMs ?? 0, deps.now);
+  const enrollment = new TakEnrollment(tokens, deps.certificates, takSiteSettings(config));
+  return { tokens, enrollment };
 }

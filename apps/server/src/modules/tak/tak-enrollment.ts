@@ -8,7 +8,8 @@ import { buildEnrollmentProfile, buildTrustPackage } from '../../tak/enrollment-
 import { csrDerFromBody, type EnrollmentAnswer } from '../../tak/enrollment.js';
 import { truststoreCertificates } from '../../tak/truststore.js';
 import type { CertificateService } from '../certificates/service.js';
-import type { EnrollmentLogin, EnrollmentTokens } from './tokens.js';
+import type { TakSiteSettings } from './settings.js';
+import type { TakEnrollmentLogin, TakEnrollmentTokens } from './tak-enrollment-tokens.js';
 
 /** How a `signClient/v2` answer is written, by the request's `Accept`. */
 export type AnswerFormat = 'json' | 'xml' | 'json-as-text';
@@ -44,16 +45,6 @@ export function deviceField(name: string, value: unknown): string | null {
   return value.slice(0, 255);
 }
 
-export interface EnrollmentSettings {
-  takHost: string;
-  takPort: number;
-  deployment: string;
-  /** Password of the truststore in the trust package (`PORTAL_TAK_TRUSTSTORE_PASSWORD`). */
-  truststorePassword: string;
-  /** The operator's TAK truststore (`PORTAL_TAK_TRUSTSTORE_PEM`): its CAs go into the answer. */
-  truststorePemFile: string | undefined;
-}
-
 export interface Device {
   clientUid: string | null;
   version: string | null;
@@ -68,12 +59,12 @@ export interface Device {
  */
 export class TakEnrollment {
   constructor(
-    private readonly tokens: EnrollmentTokens,
+    private readonly tokens: TakEnrollmentTokens,
     private readonly certificates: CertificateService,
-    private readonly settings: EnrollmentSettings,
+    private readonly settings: TakSiteSettings,
   ) {}
 
-  async sign(login: EnrollmentLogin, body: string, device: Device): Promise<EnrollmentAnswer> {
+  async sign(login: TakEnrollmentLogin, body: string, device: Device): Promise<EnrollmentAnswer> {
     let publicKey;
     try {
       const csr = await checkCsr(csrDerFromBody(body));
@@ -129,7 +120,7 @@ export class TakEnrollment {
   }
 
   /** The member's profile package, once their token has signed; undefined before (204). */
-  profile(login: EnrollmentLogin): Uint8Array | undefined {
+  profile(login: TakEnrollmentLogin): Uint8Array | undefined {
     if (!login.spent) return undefined;
     return buildEnrollmentProfile({
       takHost: this.settings.takHost,

@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
+  apiPaths,
   callsignParamsSchema,
   takEnrollmentTokenResponseSchema,
   takPaths,
+  takReadinessResponseSchema,
   trustPackageResponseSchema,
   type TakEnrollmentTokenResponse,
 } from '@callsign/contract';
@@ -12,7 +14,8 @@ import { atakEnrollUri, itakServerQr } from '../../tak/enrollment.js';
 import type { Actor } from '../auth/actor.js';
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
-import { takEnrollmentServices } from './services.js';
+import { TakReadinessService } from './readiness.js';
+import { takEnrollmentServices } from './service.js';
 
 /**
  * One-scan TAK enrollment on the portal's API: an enrollment token for the
@@ -20,9 +23,14 @@ import { takEnrollmentServices } from './services.js';
  * installing a browser key) or, for an admin's enrollment station, for any active member; and
  * the trust package. 404 while the enrollment face is off (`PORTAL_TAK_ENROLL_PORT=off`).
  */
-export function registerTakEnrollRoutes(app: FastifyInstance, context: RouteContext): void {
+export function registerTakEnrollmentRoutes(app: FastifyInstance, context: RouteContext): void {
   const { config } = context.portal;
-  const { tokens, enrollment } = takEnrollmentServices(context.portal, context.now);
+  const { tokens, enrollment } = takEnrollmentServices({
+    db: context.portal.database.db,
+    certificates: context.portal.certificates,
+    config,
+    now: context.now,
+  });
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   const face = () => {
@@ -103,4 +111,21 @@ export function registerTakEnrollRoutes(app: FastifyInstance, context: RouteCont
         .send(Buffer.from(zip));
     },
   );
+}
+
+/** GET admin/tak-readiness (admin): the TAK side as the portal itself can see it. */
+export function registerTakReadinessRoutes(app: FastifyInstance, context: RouteContext): void {
+  const { config, certificates } = context.portal;
+  const readiness = new TakReadinessService(config, certificates, context.now);
+
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .get(
+      apiPaths.takReadiness,
+      { config: { access: 'admin' }, schema: { response: { 200: takReadinessResponseSchema } } },
+      async (request) => {
+        callerOf(request, 'admin');
+        return readiness.readiness();
+      },
+    );
 }
