@@ -27,7 +27,6 @@ import { registerRequestMetrics } from './metrics/request-metrics.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
 import { registerIdmConsoleRoutes } from './modules/idm-console/routes.js';
 import { Authenticator, registerAccessControl } from './modules/auth/access.js';
-import { DatabaseFailureBudget } from './modules/auth/failure-budget.js';
 import { registerAuthRoutes } from './modules/auth/routes.js';
 import { registerCaRoutes } from './modules/certificates/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
@@ -81,8 +80,6 @@ export interface BuildAppOptions {
   logger?: boolean;
   /** Where the log lines go instead of standard output (tests that read them). */
   logStream?: { write(line: string): void };
-  /** The clock of the rules (token lifetimes, code expiry); tests may move it. */
-  now?: () => Date;
 }
 
 /** Builds the whole HTTP application; `main.ts` puts it behind the TLS faces, tests too. */
@@ -134,7 +131,7 @@ export async function buildApp(
     transform: jsonSchemaTransform,
   });
 
-  const now = options.now ?? (() => new Date());
+  const { now } = portal;
   const auth = new Authenticator(
     portal.tokens,
     portal.members,
@@ -148,11 +145,9 @@ export async function buildApp(
   // Before any route: they check each route's declaration as it is registered.
   registerAccessControl(app, auth);
   // In the database, so that every instance on one PostgreSQL spends the same budget.
-  registerFailureBudget(
-    app,
-    new DatabaseFailureBudget(portal.database.db, config.rateLimitFailuresPerMinute),
-  );
-  const context: RouteContext = { portal, now };
+  registerFailureBudget(app, portal.services.failureBudget);
+  // The portal is the composition root: the routes receive its services (portal.ts).
+  const context: RouteContext = portal;
   registerHealthRoutes(app, portal.database.db, {
     dns: config.host,
     version: config.version,

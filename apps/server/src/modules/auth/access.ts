@@ -281,15 +281,32 @@ export function registerAccessControl(app: FastifyInstance, authenticator: Authe
 }
 
 /**
- * The caller of a route whose access is `access`, as the access check found them. Throws (a
- * fault, 500) when the route declares another access than its handler expects.
+ * What callerOf reads of a request: its route's declaration, typed as the route wrote it. Fastify
+ * infers a route's `config` from its options, so in the handler of a route declaring
+ * `config: { access: 'admin' }` the access is the type `'admin'`; a route that declares none (or
+ * an access of the TAK enrollment face) leaves no access to infer, and callerOf does not compile.
  */
-export function callerOf<A extends Access>(request: FastifyRequest, access: A): CallerByAccess[A] {
+export interface DeclaredRequest<A extends Access> {
+  readonly caller: Caller | null;
+  readonly method: string;
+  readonly routeOptions: {
+    readonly url?: string | undefined;
+    readonly config: { readonly access: A };
+  };
+}
+
+/**
+ * The caller of a route, as the access check found them for the access the route declares: its
+ * type follows from the declaration (`config.access`), so a route says who may call it once and
+ * its handler cannot expect another caller. Throws (a fault, 500) only when the access check did
+ * not run (a route outside the access rules).
+ */
+export function callerOf<A extends Access>(request: DeclaredRequest<A>): CallerByAccess[A] {
   const caller = request.caller;
-  if (caller?.access !== access) {
+  const declared = request.routeOptions.config.access;
+  if (caller?.access !== declared) {
     throw new Error(
-      `${request.method} ${request.routeOptions.url ?? ''}: the handler expects access ${access}, ` +
-        `the route declares ${String(request.routeOptions.config.access)}`,
+      `${request.method} ${request.routeOptions.url ?? ''}: no caller for access ${declared}`,
     );
   }
   return caller as CallerByAccess[A];

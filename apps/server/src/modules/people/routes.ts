@@ -13,12 +13,10 @@ import {
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
 import { revocationReceipt, type RevocationReceipt } from './revocation-receipt.js';
-import { PeopleService } from './service.js';
 
 /** GET people/list, DELETE people/{callsign}, POST enrollment/promote and demote (admin). */
 export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext): void {
-  const { portal } = context;
-  const people = new PeopleService(portal.database.db, portal.certificates, context.now);
+  const { people, certificates } = context.services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   app.get(
@@ -40,9 +38,9 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
       schema: { params: callsignParamsSchema, response: { 200: revokePersonResponseSchema } },
     },
     async (request) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       const revoked = await people.revoke(actor, request.params.callsign);
-      const receipt = await revocationReceipt(portal.certificates, revoked, (error, check) => {
+      const receipt = await revocationReceipt(certificates, revoked, (error, check) => {
         request.log.error({ err: error, check }, 'revocation receipt: check failed');
       });
       return {
@@ -60,7 +58,7 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
       schema: { body: roleChangeBodySchema, response: { 200: roleChangeResponseSchema } },
     },
     async (request) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       const detail = await people.promote(actor, request.body.callsign);
       return { success: true as const, detail };
     },
@@ -73,7 +71,7 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
       schema: { body: roleChangeBodySchema, response: { 200: roleChangeResponseSchema } },
     },
     async (request) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       const detail = await people.demote(actor, request.body.callsign);
       return { success: true as const, detail };
     },

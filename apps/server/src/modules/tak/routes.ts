@@ -14,8 +14,6 @@ import { atakEnrollUri, itakServerQr } from '../../tak/enrollment.js';
 import type { Actor } from '../auth/actor.js';
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
-import { TakReadinessService } from './readiness.js';
-import { takEnrollmentServices } from './service.js';
 
 /**
  * One-scan TAK enrollment on the portal's API: an enrollment token for the
@@ -24,13 +22,8 @@ import { takEnrollmentServices } from './service.js';
  * the trust package. 404 while the enrollment face is off (`PORTAL_TAK_ENROLL_PORT=off`).
  */
 export function registerTakEnrollmentRoutes(app: FastifyInstance, context: RouteContext): void {
-  const { config } = context.portal;
-  const { tokens, enrollment } = takEnrollmentServices({
-    db: context.portal.database.db,
-    certificates: context.portal.certificates,
-    config,
-    now: context.now,
-  });
+  const { config } = context;
+  const { takEnrollmentTokens: tokens, takEnrollment: enrollment } = context.services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   const face = () => {
@@ -63,7 +56,7 @@ export function registerTakEnrollmentRoutes(app: FastifyInstance, context: Route
       schema: { response: { 200: takEnrollmentTokenResponseSchema } },
     },
     async (request, reply) => {
-      const { actor } = callerOf(request, 'member');
+      const { actor } = callerOf(request);
       return reply.header('cache-control', 'no-store').send(await tokenFor(actor.callsign, actor));
     },
   );
@@ -78,7 +71,7 @@ export function registerTakEnrollmentRoutes(app: FastifyInstance, context: Route
       },
     },
     async (request, reply) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       return reply
         .header('cache-control', 'no-store')
         .send(await tokenFor(request.params.callsign, actor));
@@ -99,7 +92,7 @@ export function registerTakEnrollmentRoutes(app: FastifyInstance, context: Route
       },
     },
     async (request, reply) => {
-      const { member } = callerOf(request, 'member');
+      const { member } = callerOf(request);
       face();
       const zip = await enrollment.trustPackage(member.callsign);
       return (reply as FastifyReply)
@@ -115,8 +108,7 @@ export function registerTakEnrollmentRoutes(app: FastifyInstance, context: Route
 
 /** GET admin/tak-readiness (admin): the TAK side as the portal itself can see it. */
 export function registerTakReadinessRoutes(app: FastifyInstance, context: RouteContext): void {
-  const { config, certificates } = context.portal;
-  const readiness = new TakReadinessService(config, certificates, context.now);
+  const readiness = context.services.takReadiness;
 
   app
     .withTypeProvider<ZodTypeProvider>()
@@ -124,7 +116,7 @@ export function registerTakReadinessRoutes(app: FastifyInstance, context: RouteC
       apiPaths.takReadiness,
       { config: { access: 'admin' }, schema: { response: { 200: takReadinessResponseSchema } } },
       async (request) => {
-        callerOf(request, 'admin');
+        callerOf(request);
         return readiness.readiness();
       },
     );

@@ -1,14 +1,9 @@
-import type { Kysely } from 'kysely';
 import type { Preset } from '@callsign/contract';
-import type { Config } from '../../config.js';
-import type { Database } from '../../db/schema.js';
 import { buildTakPackages, type TakPackage } from '../../tak/packages.js';
 import { buildTakTruststore } from '../../tak/truststore.js';
 import type { Actor } from '../auth/actor.js';
 import type { CertificateService } from '../certificates/service.js';
-import { TakEnrollment } from './tak-enrollment.js';
-import { TakEnrollmentTokens } from './tak-enrollment-tokens.js';
-import { takSiteSettings, type TakSiteSettings } from './settings.js';
+import type { TakSiteSettings } from './settings.js';
 
 export interface MemberPackages {
   /** As the member's record has it. */
@@ -58,17 +53,4 @@ export class TakPackageService {
     });
     return { callsign: issued.callsign, serial: issued.serial, packages };
   }
-}
-
-/** The tokens and the signing of TAK enrollment, as the enrollment face and the API use them. */
-export function takEnrollmentServices(deps: {
-  db: Kysely<Database>;
-  certificates: CertificateService;
-  config: Config;
-  now: () => Date;
-}) {
-  const { config } = deps;
-  const tokens = new TakEnrollmentTokens(deps.db, config.takEnroll?.tokenTtlMs ?? 0, deps.now);
-  const enrollment = new TakEnrollment(tokens, deps.certificates, takSiteSettings(config));
-  return { tokens, enrollment };
 }

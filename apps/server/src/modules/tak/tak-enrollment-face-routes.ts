@@ -7,7 +7,6 @@ import Fastify, {
   type FastifyRequest,
   type FastifySchema,
 } from 'fastify';
-import type { Portal } from '../../portal.js';
 import { registerErrorHandler } from '../../http/error-handler.js';
 import { registerFailureBudget } from '../../http/failure-budget.js';
 import { loggerOptions, registerRequestLogging } from '../../http/logger.js';
@@ -24,9 +23,8 @@ import {
   TAK_FACE_ACCESS_LEVELS,
   type TakFaceAccess,
 } from '../auth/access.js';
-import { DatabaseFailureBudget } from '../auth/failure-budget.js';
-import { takEnrollmentServices } from './service.js';
 import { answerFormat, deviceField, NotAcceptableError, type Device } from './tak-enrollment.js';
+import type { RouteContext } from '../route-context.js';
 import type { LoginUse, TakEnrollmentLogin, TakEnrollmentTokens } from './tak-enrollment-tokens.js';
 
 /** The paths of the TAK certificate-enrollment protocol, as TAK Server serves them. */
@@ -44,7 +42,6 @@ export interface TakEnrollAppOptions {
   /** Log as JSON lines at the configured level (the service); tests pass false. */
   logger?: boolean;
   logStream?: { write(line: string): void };
-  now?: () => Date;
 }
 
 interface EnrollQuery {
@@ -133,11 +130,10 @@ function bytesAnswer(description: string, ...types: string[]): FastifySchema {
  * checks: a wrong login counts, and past the budget the face answers 429.
  */
 export async function buildTakEnrollApp(
-  portal: Portal,
+  context: RouteContext,
   options: TakEnrollAppOptions = {},
 ): Promise<FastifyInstance> {
-  const { config } = portal;
-  const now = options.now ?? (() => new Date());
+  const { config } = context;
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logStream),
     logController: new LogController({ disableRequestLogging: true }),
@@ -161,18 +157,10 @@ export async function buildTakEnrollApp(
   });
   // Before any route: they check each route's declaration as it is registered.
   registerTakFaceRouteRules(app);
-  registerFailureBudget(
-    app,
-    new DatabaseFailureBudget(portal.database.db, config.rateLimitFailuresPerMinute),
-  );
+  registerFailureBudget(app, context.services.failureBudget);
   app.setNotFoundHandler((_request, reply) => reply.status(404).send({ detail: 'Not found' }));
 
-  const { tokens, enrollment } = takEnrollmentServices({
-    db: portal.database.db,
-    certificates: portal.certificates,
-    config,
-    now,
-  });
+  const { takEnrollmentTokens: tokens, takEnrollment: enrollment } = context.services;
   const bodyText = (body: unknown) => (typeof body === 'string' ? body : '');
 
   takFaceRoute(app, tokens, {
