@@ -167,6 +167,23 @@ export default defineConfig(
     extends: [tseslint.configs.disableTypeChecked],
   },
   {
+    // The TAK enrollment face registers every route through takFaceRoute, which declares the
+    // route's access and its 200 answer and logs the client in for the handler: a route added
+    // past it declares neither (the face would refuse to start as well, naming it).
+    files: [`${SERVER}/modules/tak/tak-enrollment-face-routes.ts`],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(get|post|put|patch|delete|head|options|all|route)$/]",
+          message:
+            'A route of the TAK enrollment face is registered with takFaceRoute (access declared, a 200 answer, the login in the handler), never with app.get/post/route.',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.test.ts', '**/*.test.tsx', '**/*.testing.ts', 'apps/server/test/**'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

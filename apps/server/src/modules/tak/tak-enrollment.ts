@@ -2,11 +2,11 @@ import { X509Certificate } from 'node:crypto';
 import { TYPED_LINE } from '@callsign/contract';
 import { BadCsrError, checkCsr } from '../../ca/csr.js';
 import { BadRequestError, HttpError } from '../../errors.js';
-import { decodePemBlocks, encodePem } from '../../ca/pem.js';
+import { encodePem } from '../../ca/pem.js';
 import { buildTrustStorePkcs12 } from '../../ca/trust-store.js';
 import { buildEnrollmentProfile, buildTrustPackage } from '../../tak/enrollment-packages.js';
 import { csrDerFromBody, type EnrollmentAnswer } from '../../tak/enrollment.js';
-import { truststoreCertificates } from '../../tak/truststore.js';
+import { takEnrollmentTrust } from '../../tak/truststore.js';
 import type { CertificateService } from '../certificates/service.js';
 import type { TakSiteSettings } from './settings.js';
 import type { TakEnrollmentLogin, TakEnrollmentTokens } from './tak-enrollment-tokens.js';
@@ -103,20 +103,12 @@ export class TakEnrollment {
     };
   }
 
-  /**
-   * The CAs a client stores with its certificate. ATAK uses them as the truststore of its TAK
-   * server connection unless it imported one first, so they must hold the CA of the TAK server's
-   * certificate too: the issuing CA and the root, then the operator's TAK truststore when it
-   * holds others.
-   */
-  async caCertificates(): Promise<Buffer[]> {
-    const chain = this.certificates.chainPem;
-    const configured = await truststoreCertificates({
+  /** The CAs a client stores with its certificate (tak/truststore.ts, takEnrollmentTrust). */
+  caCertificates(): Promise<Buffer[]> {
+    return takEnrollmentTrust({
       pemFile: this.settings.truststorePemFile,
-      caChainPem: chain,
+      caChainPem: this.certificates.chainPem,
     });
-    const all = [chain, ...configured].flatMap((pem) => decodePemBlocks(pem, 'CERTIFICATE'));
-    return all.filter((der, index) => all.findIndex((other) => other.equals(der)) === index);
   }
 
   /** The member's profile package, once their token has signed; undefined before (204). */
