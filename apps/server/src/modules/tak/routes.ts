@@ -10,7 +10,7 @@ import {
   type TakEnrollmentTokenResponse,
 } from '@callsign/contract';
 import { NotFoundError } from '../../errors.js';
-import { atakEnrollUri, itakServerQr } from '../../tak/enrollment.js';
+import { atakEnrollUri, itakServerQr } from '../../tak/tak-enrollment.js';
 import type { Actor } from '../auth/actor.js';
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';

@@ -15,7 +15,7 @@ import {
   signClientJson,
   signClientPkcs12,
   signClientXml,
-} from '../../tak/enrollment.js';
+} from '../../tak/tak-enrollment.js';
 import {
   hasSuccessSchema,
   isTakFaceAccess,

@@ -4,8 +4,8 @@ import { BadCsrError, checkCsr } from '../../ca/csr.js';
 import { BadRequestError, HttpError } from '../../errors.js';
 import { encodePem } from '../../ca/pem.js';
 import { buildTrustStorePkcs12 } from '../../ca/trust-store.js';
-import { buildEnrollmentProfile, buildTrustPackage } from '../../tak/enrollment-packages.js';
-import { csrDerFromBody, type EnrollmentAnswer } from '../../tak/enrollment.js';
+import { buildTakEnrollmentProfile, buildTrustPackage } from '../../tak/tak-enrollment-packages.js';
+import { csrDerFromBody, type TakEnrollmentAnswer } from '../../tak/tak-enrollment.js';
 import { takEnrollmentTrust } from '../../tak/truststore.js';
 import type { CertificateService } from '../certificates/service.js';
 import type { TakSiteSettings } from './settings.js';
@@ -64,7 +64,11 @@ export class TakEnrollment {
     private readonly settings: TakSiteSettings,
   ) {}
 
-  async sign(login: TakEnrollmentLogin, body: string, device: Device): Promise<EnrollmentAnswer> {
+  async sign(
+    login: TakEnrollmentLogin,
+    body: string,
+    device: Device,
+  ): Promise<TakEnrollmentAnswer> {
     let publicKey;
     try {
       const csr = await checkCsr(csrDerFromBody(body));
@@ -114,7 +118,7 @@ export class TakEnrollment {
   /** The member's profile package, once their token has signed; undefined before (204). */
   profile(login: TakEnrollmentLogin): Uint8Array | undefined {
     if (!login.spent) return undefined;
-    return buildEnrollmentProfile({
+    return buildTakEnrollmentProfile({
       takHost: this.settings.takHost,
       deployment: this.settings.deployment,
       callsign: login.callsign,

@@ -24,7 +24,7 @@ function preferences(groups: readonly (readonly [string, readonly Entry[]])[]): 
 const PROFILE_FILE = 'enrollment.pref';
 const TRUST_FILE = 'server.pref';
 
-export interface ProfileOptions {
+export interface TakEnrollmentProfileOptions {
   takHost: string;
   deployment: string;
   /** As the member's record has it. */
@@ -38,7 +38,7 @@ export interface ProfileOptions {
  * `cot_streams` group here would add a second one or start another enrollment. ATAK deletes the
  * package once imported, as it does TAK Server's.
  */
-export function buildEnrollmentProfile(options: ProfileOptions): Uint8Array {
+export function buildTakEnrollmentProfile(options: TakEnrollmentProfileOptions): Uint8Array {
   const pref = preferences([
     [
       'com.atakmap.app_preferences',
