@@ -50,8 +50,11 @@ interface EnrollQuery {
   version?: unknown;
 }
 
-function deviceOf(request: FastifyRequest): Device {
-  const query = request.query as EnrollQuery;
+/** A request of the face: the device describes itself in the query. */
+type TakFaceRequest = FastifyRequest<{ Querystring: EnrollQuery }>;
+
+function deviceOf(request: TakFaceRequest): Device {
+  const query = request.query;
   return {
     // ATAK and the iOS clients write clientUid; other clients (goatak) clientUID.
     clientUid: deviceField('clientUid', query.clientUid ?? query.clientUID),
@@ -93,7 +96,7 @@ interface TakFaceRoute {
   schema: FastifySchema;
   handler(
     login: TakEnrollmentLogin,
-    request: FastifyRequest,
+    request: TakFaceRequest,
     reply: FastifyReply,
   ): Promise<FastifyReply>;
 }
@@ -105,7 +108,7 @@ interface TakFaceRoute {
  */
 function takFaceRoute(app: FastifyInstance, tokens: TakEnrollmentTokens, route: TakFaceRoute) {
   // eslint-disable-next-line no-restricted-syntax -- the one place a route of the face registers
-  app.route({
+  app.route<{ Querystring: EnrollQuery }>({
     method: route.method,
     url: route.url,
     schema: route.schema,
