@@ -106,8 +106,9 @@ const importBoundaries = [
   },
   {
     // Services take an Actor or a client address, never a request; only the HTTP edge of a module
-    // (its routes, and the access hook with the identity it reads) knows Fastify.
-    target: `${SERVER}/modules/**/!(routes|access|identity|*.test|*.testing).ts`,
+    // (its routes, `routes.ts` or `<face>-routes.ts` such as the TAK enrollment face's, and the
+    // access hook with the identity it reads) knows Fastify.
+    target: `${SERVER}/modules/**/!(routes|*-routes|access|identity|*.test|*.testing).ts`,
     from: ['node_modules/fastify', 'node_modules/@fastify'],
     message:
       'No service imports Fastify: the route reads the request and passes the service what it needs (an Actor, a client address, the parsed body).',
@@ -195,6 +196,23 @@ export default defineConfig(
     // The benchmarks (bench/, its own npm package): plain ESM with JSDoc, outside the TS projects.
     files: ['bench/**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
+    // The TAK enrollment face registers every route through takFaceRoute, which declares the
+    // route's access and its 200 answer and logs the client in for the handler: a route added
+    // past it declares neither (the face would refuse to start as well, naming it).
+    files: [`${SERVER}/modules/tak/tak-enrollment-face-routes.ts`],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(get|post|put|patch|delete|head|options|all|route)$/]",
+          message:
+            'A route of the TAK enrollment face is registered with takFaceRoute (access declared, a 200 answer, the login in the handler), never with app.get/post/route.',
+        },
+      ],
+    },
   },
   {
     files: ['**/*.test.ts', '**/*.test.tsx', '**/*.testing.ts', 'apps/server/test/**'],

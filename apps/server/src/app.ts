@@ -27,7 +27,6 @@ import { registerRequestMetrics } from './metrics/request-metrics.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
 import { registerIdmConsoleRoutes } from './modules/idm-console/routes.js';
 import { Authenticator, registerAccessControl } from './modules/auth/access.js';
-import { DatabaseFailureBudget } from './modules/auth/failure-budget.js';
 import { registerAuthRoutes } from './modules/auth/routes.js';
 import { registerCaRoutes } from './modules/certificates/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
@@ -40,8 +39,7 @@ import { registerKeyLifecycleRoutes, registerKeysRoutes } from './modules/keys/r
 import { registerPeopleRoutes } from './modules/people/routes.js';
 import { registerPresetRoutes } from './modules/presets/routes.js';
 import { registerBulkRoutes } from './modules/bulk/routes.js';
-import { registerTakEnrollRoutes } from './modules/tak-enroll/routes.js';
-import { registerTakReadinessRoutes } from './modules/tak-readiness/routes.js';
+import { registerTakEnrollmentRoutes, registerTakReadinessRoutes } from './modules/tak/routes.js';
 import type { RouteContext } from './modules/route-context.js';
 import { builtinFaces, proxyFaces, type RequestFaces } from './tls/request-faces.js';
 import { registerStaticSite } from './http/static-site.js';
@@ -82,8 +80,6 @@ export interface BuildAppOptions {
   logger?: boolean;
   /** Where the log lines go instead of standard output (tests that read them). */
   logStream?: { write(line: string): void };
-  /** The clock of the rules (token lifetimes, code expiry); tests may move it. */
-  now?: () => Date;
 }
 
 /** Builds the whole HTTP application; `main.ts` puts it behind the TLS faces, tests too. */
@@ -135,7 +131,7 @@ export async function buildApp(
     transform: jsonSchemaTransform,
   });
 
-  const now = options.now ?? (() => new Date());
+  const { now } = portal;
   const auth = new Authenticator(
     portal.tokens,
     portal.members,
@@ -149,11 +145,9 @@ export async function buildApp(
   // Before any route: they check each route's declaration as it is registered.
   registerAccessControl(app, auth);
   // In the database, so that every instance on one PostgreSQL spends the same budget.
-  registerFailureBudget(
-    app,
-    new DatabaseFailureBudget(portal.database.db, config.rateLimitFailuresPerMinute),
-  );
-  const context: RouteContext = { portal, now };
+  registerFailureBudget(app, portal.services.failureBudget);
+  // The portal is the composition root: the routes receive its services (portal.ts).
+  const context: RouteContext = portal;
   registerHealthRoutes(app, portal.database.db, {
     dns: config.host,
     version: config.version,
@@ -171,13 +165,13 @@ export async function buildApp(
   registerKeyLifecycleRoutes(app, context);
   registerInstructionsRoutes(app, context);
   registerIdmConsoleRoutes(app, context);
-  registerTakEnrollRoutes(app, context);
+  registerTakEnrollmentRoutes(app, context);
   registerAuditRoutes(app, context);
   registerTakReadinessRoutes(app, context);
   app.get(
     apiPaths.openapi,
     {
-      config: { access: 'none' },
+      config: { access: 'anonymous' },
       schema: { hide: true, response: { 200: z.looseObject({ openapi: z.string() }) } },
     },
     () => app.swagger(),

@@ -14,8 +14,6 @@ import { ForbiddenError, HttpError } from './errors.js';
 import { createAdminCode } from './modules/firstuser/admin-code.js';
 import { revokeMember } from './commands/revoke-member.js';
 import { runTakCheck, type CheckLine } from './cli/tak-check/run.js';
-import { TakPackageService, takPackageConfig } from './modules/tak/service.js';
-import { PresetService } from './modules/presets/service.js';
 import { readVersion } from './version.js';
 
 /**
@@ -190,12 +188,7 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
       if (positionals.length !== 1) throw new UsageError('tak-packages takes exactly one CALLSIGN');
       const callsign = callsignSchema.safeParse(positionals[0]);
       if (!callsign.success) throw new UsageError(`"${positionals[0] ?? ''}" is not a callsign`);
-      const service = new TakPackageService(
-        portal.certificates,
-        takPackageConfig(portal.config),
-        new PresetService(portal.database.db, () => new Date()),
-      );
-      const built = await service
+      const built = await portal.services.takPackages
         .build(callsign.data, { callsign: 'cli', clientAddress: null })
         .catch((error: unknown) => {
           if (error instanceof ForbiddenError) {

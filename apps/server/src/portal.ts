@@ -6,20 +6,46 @@ import { openDatabase, type DatabaseHandle } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { PortalMetrics } from './metrics/portal-metrics.js';
 import type { MemberLookup } from './modules/auth/identity.js';
+import { DatabaseFailureBudget } from './modules/auth/failure-budget.js';
+import { demoteMember } from './commands/demote-member.js';
+import { revokeMemberAsAdmin } from './commands/revoke-member.js';
 import { TokenService } from './modules/auth/token-service.js';
 import { defaultConcurrentMints, MintingSlots } from './modules/certificates/minting-limits.js';
 import { CertificateService } from './modules/certificates/service.js';
+import { AuditService } from './modules/audit/service.js';
+import { BulkService } from './modules/bulk/service.js';
+import { KeyLifecycle } from './modules/certificates/key-lifecycle.js';
+import { EnrollmentService } from './modules/enrollment/service.js';
+import { RenewalCodes } from './modules/renewal/service.js';
+import { FirstuserService } from './modules/firstuser/service.js';
+import { InstructionsService } from './modules/instructions/service.js';
+import { InviteService } from './modules/invites/service.js';
+import { KeyService } from './modules/keys/service.js';
 import { Membership } from './modules/people/membership.js';
-import { memberLookup } from './modules/people/service.js';
+import { memberLookup, PeopleService } from './modules/people/service.js';
+import { PresetService } from './modules/presets/service.js';
+import type { PortalServices, RouteContext } from './modules/route-context.js';
+import { TakReadinessService } from './modules/tak/readiness.js';
+import { TakPackageService } from './modules/tak/service.js';
+import { takSiteSettings } from './modules/tak/settings.js';
+import { TakEnrollment } from './modules/tak/tak-enrollment.js';
+import { TakEnrollmentTokens } from './modules/tak/tak-enrollment-tokens.js';
 
-/** Everything a process of the portal works with: the service and the CLI open the same. */
-export interface Portal {
+/**
+ * Everything a process of the portal works with: the service and the CLI open the same. The
+ * composition root: every service is built here once (`services`), and the routes of both faces
+ * and the CLI receive them.
+ */
+export interface Portal extends RouteContext {
   config: Config;
   database: DatabaseHandle;
   ca: CertificateAuthority;
   tokens: TokenService;
   certificates: CertificateService;
   members: MemberLookup;
+  services: PortalServices;
+  /** The clock of the rules (token lifetimes, code expiry). */
+  now: () => Date;
   /** What this process counts for Prometheus (served by the metrics listener, if any). */
   metrics: PortalMetrics;
   /** Key pairs made ahead (the service's, when `PORTAL_KEY_POOL_SIZE` is not 0). */
@@ -43,6 +69,62 @@ export interface OpenPortalOptions {
    * request, as with an empty pool.
    */
   keysMadeAhead?: KeyPairSupply;
+  /** The clock of the rules (token lifetimes, code expiry); tests may move it. */
+  now?: () => Date;
+}
+
+/** Every service, each built once, on the parts `openPortal` opened. */
+function buildServices(
+  config: Config,
+  database: DatabaseHandle,
+  parts: Pick<PortalServices, 'tokens' | 'members' | 'certificates'> & { metrics: PortalMetrics },
+  now: () => Date,
+): PortalServices {
+  const { db } = database;
+  const { tokens, certificates } = parts;
+  const presets = new PresetService(db, now);
+  const takSettings = takSiteSettings(config);
+  const takPackages = new TakPackageService(certificates, takSettings, presets);
+  const takEnrollmentTokens = new TakEnrollmentTokens(db, config.takEnroll?.tokenTtlMs ?? 0, now);
+  return {
+    tokens,
+    members: parts.members,
+    certificates,
+    failureBudget: new DatabaseFailureBudget(db, config.rateLimitFailuresPerMinute),
+    firstuser: new FirstuserService({
+      db,
+      tokens,
+      now,
+      exchangeCodeTtlMs: config.exchangeCodeTtlMs,
+      firstAdminTokenTtlMs: config.firstAdminTokenTtlMs,
+      memberTokenTtlMs: config.memberTokenTtlMs,
+      reservedCallsigns: config.reservedCallsigns,
+    }),
+    enrollment: new EnrollmentService({
+      db,
+      tokens,
+      now,
+      enrollmentGraceMs: config.enrollmentGraceMs,
+      reservedCallsigns: config.reservedCallsigns,
+    }),
+    people: new PeopleService(db, now),
+    memberCommands: {
+      revoke: (actor, callsign) => revokeMemberAsAdmin(db, certificates, actor, callsign, now()),
+      demote: (actor, callsign) => demoteMember(db, actor, callsign, now()),
+    },
+    invites: new InviteService(db, now),
+    bulk: new BulkService(db, now, config.reservedCallsigns),
+    presets,
+    keys: new KeyService(certificates),
+    keyLifecycle: new KeyLifecycle(db, now, parts.metrics),
+    renewalCodes: new RenewalCodes(db, certificates, now),
+    instructions: new InstructionsService(takPackages),
+    audit: new AuditService(db, now),
+    takPackages,
+    takEnrollmentTokens,
+    takEnrollment: new TakEnrollment(takEnrollmentTokens, certificates, takSettings),
+    takReadiness: new TakReadinessService(config, certificates, now),
+  };
 }
 
 /**
@@ -98,6 +180,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
     },
   );
   const members: MemberLookup = memberLookup(database.db);
+  const now = options.now ?? (() => new Date());
   return {
     config,
     database,
@@ -105,6 +188,8 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
     tokens,
     certificates,
     members,
+    services: buildServices(config, database, { tokens, members, certificates, metrics }, now),
+    now,
     metrics,
     keyPool,
     close: async () => {

@@ -5,7 +5,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openPortal, type Portal } from './portal.js';
 import { createPlainListener } from './http/plain-listener.js';
-import { buildTakEnrollApp } from './tak-enroll-app.js';
+import { buildTakEnrollApp } from './modules/tak/tak-enrollment-face-routes.js';
 import { startMetricsListener, type MetricsListener } from './metrics/listener.js';
 import type { ScrapeProbes } from './metrics/portal-metrics.js';
 import { countEnrollmentsByState } from './modules/enrollment/service.js';

@@ -18,7 +18,8 @@ import { Membership } from '../src/modules/people/membership.js';
 import { revokeMember } from '../src/commands/revoke-member.js';
 import { xpathString } from '../src/tak/xpath.testing.js';
 import { PresetService } from '../src/modules/presets/service.js';
-import { TakPackageService, takPackageConfig } from '../src/modules/tak/service.js';
+import { TakPackageService } from '../src/modules/tak/service.js';
+import { takSiteSettings } from '../src/modules/tak/settings.js';
 import { ForbiddenError } from '../src/errors.js';
 import { CertificateService } from '../src/modules/certificates/service.js';
 import { testEngines } from '../src/db/test-engines.testing.js';
@@ -270,7 +271,7 @@ describe.each(testEngines())('TAK settings packages on $name', (engine) => {
     );
     const builder = new TakPackageService(
       racing,
-      takPackageConfig(config),
+      takSiteSettings(config),
       new PresetService(database.db, () => new Date()),
     );
     await expect(

@@ -7,17 +7,12 @@ import type { Actor } from '../modules/auth/actor.js';
 import type { CertificateService } from '../modules/certificates/service.js';
 import { deactivateInviteCodesOf } from '../modules/invites/service.js';
 import { MEMBERSHIP_LOCK } from '../modules/people/membership.js';
-import { findMember, memberToRevoke, moveMember } from '../modules/people/service.js';
-
-export interface RevocationResult {
-  callsign: string;
-  /** Certificates revoked by this call. */
-  serials: string[];
-  /** The invite codes they had created, deactivated by this call. */
-  deactivatedInviteCodes: string[];
-  /** The invite code the member enrolled with, if any. */
-  inviteCode: string | null;
-}
+import {
+  findMember,
+  memberToRevoke,
+  moveMember,
+  type RevocationResult,
+} from '../modules/people/service.js';
 
 /**
  * Revokes a member and every certificate they hold, and deactivates the invite codes they

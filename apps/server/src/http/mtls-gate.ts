@@ -4,10 +4,10 @@ import type { RequestFaces } from '../tls/request-faces.js';
 
 /**
  * Answer on both faces without any identity (docs/api.md): API routes that declare
- * `config.access: 'open'` (the health check), and the CA's endpoints.
+ * `config.access: 'ungated'` (the health check), and the CA's endpoints.
  */
-function isOpenOnBothFaces(request: FastifyRequest, pathname: string): boolean {
-  return request.routeOptions.config.access === 'open' || pathname.startsWith('/ca/');
+function isUngated(request: FastifyRequest, pathname: string): boolean {
+  return request.routeOptions.config.access === 'ungated' || pathname.startsWith('/ca/');
 }
 
 /**
@@ -27,7 +27,7 @@ export function registerMtlsGate(
     request.face = faces.faceOf(request.raw);
     if (request.face === 'public') return;
     const pathname = request.url.split('?')[0] ?? '/';
-    if (isOpenOnBothFaces(request, pathname)) return;
+    if (isUngated(request, pathname)) return;
     const result = await faces.clientCertificate(request.raw);
     request.clientCertificate = result;
     if (result.status === 'verified') return;

@@ -1,7 +1,69 @@
-import type { Portal } from '../portal.js';
+import type { CertificateAuthority } from '../ca/authority.js';
+import type { Config } from '../config.js';
+import type { AuditService } from './audit/service.js';
+import type { FailureBudget } from './auth/failure-budget.js';
+import type { MemberLookup } from './auth/identity.js';
+import type { TokenService } from './auth/token-service.js';
+import type { BulkService } from './bulk/service.js';
+import type { KeyLifecycle } from './certificates/key-lifecycle.js';
+import type { CertificateService } from './certificates/service.js';
+import type { EnrollmentService } from './enrollment/service.js';
+import type { FirstuserService } from './firstuser/service.js';
+import type { InstructionsService } from './instructions/service.js';
+import type { InviteService } from './invites/service.js';
+import type { KeyService } from './keys/service.js';
+import type { Actor } from './auth/actor.js';
+import type { PeopleService, RevocationResult } from './people/service.js';
+import type { RenewalCodes } from './renewal/service.js';
+import type { PresetService } from './presets/service.js';
+import type { TakReadinessService } from './tak/readiness.js';
+import type { TakPackageService } from './tak/service.js';
+import type { TakEnrollment } from './tak/tak-enrollment.js';
+import type { TakEnrollmentTokens } from './tak/tak-enrollment-tokens.js';
 
-/** What every module's routes are built with. */
+/**
+ * Every service of the portal, built once by `openPortal` (portal.ts, the composition root):
+ * the routes of both faces and the CLI receive them and construct none.
+ */
+export interface PortalServices {
+  tokens: TokenService;
+  members: MemberLookup;
+  certificates: CertificateService;
+  /** Failed guesses per client address, in the database (every instance spends the same). */
+  failureBudget: FailureBudget;
+  firstuser: FirstuserService;
+  enrollment: EnrollmentService;
+  people: PeopleService;
+  /** The operations of commands/ that span modules, bound to the portal's database and clock. */
+  memberCommands: MemberCommands;
+  invites: InviteService;
+  bulk: BulkService;
+  presets: PresetService;
+  keys: KeyService;
+  keyLifecycle: KeyLifecycle;
+  renewalCodes: RenewalCodes;
+  instructions: InstructionsService;
+  audit: AuditService;
+  takPackages: TakPackageService;
+  takEnrollmentTokens: TakEnrollmentTokens;
+  takEnrollment: TakEnrollment;
+  takReadiness: TakReadinessService;
+}
+
+/** Revoking and demoting a member change people, certificates and invites at once (commands/). */
+export interface MemberCommands {
+  /** DELETE people/{callsign}: the member and every key they hold revoked, their invites stopped. */
+  revoke(actor: Actor, callsign: string): Promise<RevocationResult>;
+  /** POST enrollment/demote: the admin role taken, the invites they made deactivated. */
+  demote(actor: Actor, callsign: string): Promise<string>;
+}
+
+/** What every module's routes are built with (a Portal is one). */
 export interface RouteContext {
-  portal: Portal;
+  config: Config;
+  /** The CA's own certificates (their expiry); signing goes through `services.certificates`. */
+  ca: CertificateAuthority;
+  services: PortalServices;
+  /** The clock of the rules (token lifetimes, code expiry). */
   now: () => Date;
 }

@@ -101,7 +101,7 @@ describe('buildTakPackages', () => {
   });
 
   it('carries the preset into the settings when the member has one', () => {
-    const preset = { team: 'Red', role: 'Medic' };
+    const preset = { team: 'Red', role: 'Medic' } as const;
     const files = unzipSync(buildTakPackage(settings, { ...contents, preset }, 'atak'));
     const pref = strFromU8(files['server.pref']!);
     expect(xpathString(pref, '//entry[@key="locationTeam"]')).toBe('Red');

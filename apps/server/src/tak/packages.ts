@@ -1,6 +1,7 @@
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { buildManifest } from './manifest.js';
-import { buildServerPref, type MemberPreset } from './server-pref.js';
+import type { Preset } from '@callsign/contract';
+import { buildServerPref } from './server-pref.js';
 import { uuidV5 } from './uuid-v5.js';
 import { TAK_VARIANTS, type TakVariant } from './variants.js';
 
@@ -59,7 +60,7 @@ export interface PackageContents {
   /** The chain that validates the TAK server, legacy PKCS#12, password from the settings. */
   truststore: Uint8Array;
   /** The member's team and role (docs/tak.md); absent: not written. */
-  preset?: MemberPreset | undefined;
+  preset?: Preset | undefined;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Preset } from '@callsign/contract';
 import { buildServerPref, type ServerPrefOptions } from './server-pref.js';
 import { TAK_VARIANTS } from './variants.js';
 import { xpathString, xpathValues } from './xpath.testing.js';
@@ -92,7 +93,7 @@ describe('buildServerPref', () => {
       expect(keys(xml, APP)).not.toContain('locationTeam');
       expect(keys(xml, APP)).not.toContain('atakRoleType');
     }
-    const preset = { team: 'Dark Blue', role: 'Forward Observer' };
+    const preset = { team: 'Dark Blue', role: 'Forward Observer' } as const;
     const atak = buildServerPref({ ...base, preset });
     expect(value(atak, APP, 'locationTeam')).toBe('Dark Blue');
     expect(value(atak, APP, 'atakRoleType')).toBe('Forward Observer');
@@ -120,7 +121,8 @@ describe('buildServerPref', () => {
       callsign: nasty,
       truststorePassword: nasty,
       keystoreFile: `${nasty}.p12`,
-      preset: { team: nasty, role: nasty },
+      // Escaping holds for any text, not only ATAK's team and role names.
+      preset: { team: nasty, role: nasty } as unknown as Preset,
     };
     const xml = buildServerPref({ ...options, variant: 'tak-tracker' });
     expect(xml).not.toContain('A&B');

@@ -1,13 +1,6 @@
+import type { Preset } from '@callsign/contract';
 import type { TakVariant } from './variants.js';
 import { escapeXml, XML_DECLARATION } from './xml.js';
-
-/** A member's team and role (docs/tak.md), written where the clients read them. */
-export interface MemberPreset {
-  /** One of ATAK's team colours, e.g. `Cyan`. */
-  team: string;
-  /** ATAK's role name, e.g. `Team Member`. */
-  role: string;
-}
 
 export interface ServerPrefOptions {
   variant: TakVariant;
@@ -20,7 +13,7 @@ export interface ServerPrefOptions {
   truststorePassword: string;
   keystoreFile: string;
   /** Absent: no team or role is written and the client keeps its own. */
-  preset?: MemberPreset | undefined;
+  preset?: Preset | undefined;
 }
 
 type EntryClass = 'String' | 'Boolean' | 'Integer';

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { decodePemBlocks } from '../ca/pem.js';
 import { buildTrustStorePkcs12 } from '../ca/trust-store.js';
 
 export interface TruststoreSource {
@@ -9,8 +10,10 @@ export interface TruststoreSource {
 }
 
 /**
- * The certificates that validate the TAK server's TLS certificate (docs/tak.md). The file is
- * read on every call, so a replaced file takes effect without a restart.
+ * The one rule of what validates the TAK server's TLS certificate (docs/tak.md, the design's §6):
+ * the operator's PEM file when one is configured, else the portal's CA chain. The file is read on
+ * every call, so a replaced file takes effect without a restart. The packages' truststore holds
+ * exactly these; TAK enrollment adds the portal's chain (takEnrollmentTrust).
  */
 export async function truststoreCertificates(source: TruststoreSource): Promise<string[]> {
   if (source.pemFile === undefined) return [source.caChainPem];
@@ -28,4 +31,19 @@ export async function buildTakTruststore(
     password,
     friendlyNamePrefix: deployment,
   });
+}
+
+/**
+ * The CAs a TAK-enrolled client stores with its certificate (the enrollment answer, the trust
+ * package's truststore): the portal's chain (issuing CA, then root), which signs the client's
+ * certificate and validates the enrollment face, then the TAK server's (truststoreCertificates)
+ * when the operator's file holds others. ATAK uses them as the truststore of its TAK server
+ * connection unless it imported one first, so they must validate both. DER, each once.
+ */
+export async function takEnrollmentTrust(source: TruststoreSource): Promise<Buffer[]> {
+  const takServer = await truststoreCertificates(source);
+  const all = [source.caChainPem, ...takServer].flatMap((pem) =>
+    decodePemBlocks(pem, 'CERTIFICATE'),
+  );
+  return all.filter((der, index) => all.findIndex((other) => other.equals(der)) === index);
 }

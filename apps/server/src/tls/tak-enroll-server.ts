@@ -13,7 +13,7 @@ import type { PortalListener } from './listener.js';
 export interface TakEnrollServerOptions {
   /** The certificate for `{takHost}`: the operator's, or one from the portal's CA. */
   credentials: TlsCredentials;
-  /** The enrollment face's own application (tak-enroll-app.ts). */
+  /** The enrollment face's own application (modules/tak/tak-enrollment-face-routes.ts). */
   handler: RequestListener;
   helloTimeoutMs?: number;
   helloLimits?: ClientHelloLimits;

@@ -54,13 +54,13 @@ interface Who {
 
 /** What the rules say, written without looking at the implementation. */
 function allowed(access: Access, who: Who, face: Face): boolean {
-  if (access === 'open') return true;
+  if (access === 'ungated') return true;
   // The mTLS face admits only a valid key; the public face never asks for one.
   if (face === 'mtls' && (who.key === undefined || who.state === 'revoked')) return false;
   const identity = face === 'mtls' ? 'key' : who.jwt === undefined ? undefined : 'jwt';
   const valid = identity !== undefined && who.state === 'active';
   switch (access) {
-    case 'none':
+    case 'anonymous':
       return true;
     case 'first-admin':
       return identity === 'jwt' && who.jwt?.scope === 'first-admin';

@@ -15,7 +15,10 @@ import {
 import { testEngines } from '../../src/db/test-engines.testing.js';
 import { listRecentAuditEvents } from '../../src/modules/audit/repository.js';
 import { addMemberRole } from '../../src/modules/people/repository.js';
-import { buildTakEnrollApp, TAK_ENROLL_PATHS } from '../../src/tak-enroll-app.js';
+import {
+  buildTakEnrollApp,
+  TAK_ENROLL_PATHS,
+} from '../../src/modules/tak/tak-enrollment-face-routes.js';
 import type { ApiRequestOptions, ApiResponse } from '../support/api-client.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 import type { MemberKey } from '../support/member-fixtures.js';

@@ -45,12 +45,15 @@ beforeAll(async () => {
   const echo = z.strictObject({ callsign: z.string().regex(/^[A-Za-z0-9]{3,30}$/) });
   app.post(
     '/api/v1/test/echo',
-    { config: { access: 'none' }, schema: { body: echo, response: { 200: echo } } },
+    { config: { access: 'anonymous' }, schema: { body: echo, response: { 200: echo } } },
     (request) => Promise.resolve(request.body),
   );
   app.post(
     '/api/v1/test/no-body',
-    { config: { access: 'none' }, schema: { response: { 200: z.object({ body: z.null() }) } } },
+    {
+      config: { access: 'anonymous' },
+      schema: { response: { 200: z.object({ body: z.null() }) } },
+    },
     (request) => Promise.resolve({ body: request.body ?? null }),
   );
   await app.ready();

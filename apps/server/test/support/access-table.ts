@@ -2,8 +2,8 @@ import type { Access, ApiRoute } from '../../src/modules/auth/access.js';
 
 /** Where each access level is answered, and with what, in the README's words. */
 const FACE: Record<Access, string> = {
-  open: 'both',
-  none: 'public (mTLS: with a key)',
+  ungated: 'both',
+  anonymous: 'public (mTLS: with a key)',
   'first-admin': 'public',
   any: 'public or mTLS',
   member: 'public or mTLS',
@@ -12,8 +12,8 @@ const FACE: Record<Access, string> = {
 };
 
 const CREDENTIAL: Record<Access, string> = {
-  open: 'none, not even a key on the mTLS face',
-  none: 'none',
+  ungated: 'none, not even a key on the mTLS face',
+  anonymous: 'none',
   'first-admin': 'bearer JWT of scope `first-admin`',
   any: 'bearer JWT of any scope, or a key',
   member: 'an active member’s bearer JWT or key',

@@ -14,7 +14,7 @@ import {
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
 import type { AuditEvent } from './repository.js';
-import { AuditService, auditFilterOf } from './service.js';
+import { auditFilterOf } from './service.js';
 
 function present(event: AuditEvent): AuditEventAnswer {
   return {
@@ -50,8 +50,8 @@ function isFailure(error: NodeJS.ErrnoException | null | undefined): boolean {
 /** GET admin/audit (a page, newest first) and GET admin/audit.csv (the filtered range). */
 export function registerAuditRoutes(fastify: FastifyInstance, context: RouteContext): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { database, config } = context.portal;
-  const audit = new AuditService(database.db, context.now);
+  const { config } = context;
+  const { audit } = context.services;
 
   app.get(
     apiPaths.audit,
@@ -63,7 +63,7 @@ export function registerAuditRoutes(fastify: FastifyInstance, context: RouteCont
       },
     },
     async (request) => {
-      callerOf(request, 'admin');
+      callerOf(request);
       const page = await audit.page(request.query);
       return { events: page.events.map(present), next_before: page.nextBefore };
     },
@@ -85,7 +85,7 @@ export function registerAuditRoutes(fastify: FastifyInstance, context: RouteCont
       },
     },
     async (request, reply) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       const events = await audit.export(actor, auditFilterOf(request.query));
       // Cells that a spreadsheet would run as a formula (= + - @ first) get a leading quote.
       const csv = stringify({

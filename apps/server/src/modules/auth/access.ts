@@ -16,8 +16,10 @@ import type { TokenClaims, TokenService } from './token-service.js';
 /**
  * Who may call a route (docs/api.md), declared on the route itself as `config.access`:
  *
- * - `open`: anyone, on both faces; the mTLS face does not ask for a key either (healthcheck).
- * - `none`: anyone; on the mTLS face the gate still wants a valid key (docs/api.md).
+ * - `ungated`: anyone, on both faces; even the mTLS face's gate lets them through without a key
+ *   (healthcheck). (Was `open`.)
+ * - `anonymous`: anyone, no identity asked; on the mTLS face the gate still wants a valid key
+ *   (docs/api.md). (Was `none`.)
  * - `first-admin`: a bearer JWT of scope first-admin.
  * - `any`: any identity: a key on the mTLS face, or a bearer JWT of any scope on the public one.
  * - `member`: a valid user (an active member), by key or by bearer JWT.
@@ -29,8 +31,8 @@ import type { TokenClaims, TokenService } from './token-service.js';
  * Every `/api` route must declare one and a 200 response schema, or the portal does not start.
  */
 export const ACCESS_LEVELS = [
-  'open',
-  'none',
+  'ungated',
+  'anonymous',
   'first-admin',
   'any',
   'member',
@@ -38,6 +40,16 @@ export const ACCESS_LEVELS = [
   'admin',
 ] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
+
+/**
+ * Who may call a route of the TAK enrollment face (modules/tak/tak-enrollment-face-routes.ts),
+ * declared the same way: a TAK client logged in with HTTP Basic (callsign and the member's
+ * one-time TAK enrollment token), the token unspent (`tak-enrollment-token`: config, signClient)
+ * or having signed within the profile window (`tak-profile-token`: the profile). An `/api` route
+ * cannot declare these, nor a route of the face the levels above.
+ */
+export const TAK_FACE_ACCESS_LEVELS = ['tak-enrollment-token', 'tak-profile-token'] as const;
+export type TakFaceAccess = (typeof TAK_FACE_ACCESS_LEVELS)[number];
 
 /** A caller who is a valid user: how they proved it, their record, and who acts in the audit. */
 export interface MemberCaller {
@@ -48,8 +60,8 @@ export interface MemberCaller {
 
 /** What the access check establishes about the caller, per access level. */
 export interface CallerByAccess {
-  open: object;
-  none: object;
+  ungated: object;
+  anonymous: object;
   'first-admin': { session: TokenClaims };
   any: { identity: Identity };
   member: MemberCaller;
@@ -77,7 +89,7 @@ export interface ApiRoute {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    access?: Access;
+    access?: Access | TakFaceAccess;
     /**
      * The route answers a key or what a device turns into one (a TAK enrollment code, the trust
      * package that goes with it): a bearer token must also pass the key rule (an enrollment
@@ -109,8 +121,8 @@ export class Authenticator {
 
   async callerFor(request: FastifyRequest, access: Access): Promise<Caller> {
     switch (access) {
-      case 'open':
-      case 'none':
+      case 'ungated':
+      case 'anonymous':
         return { access };
       case 'first-admin': {
         const identity = await this.identity(request);
@@ -174,11 +186,32 @@ function isAccess(value: unknown): value is Access {
   return ACCESS_LEVELS.some((level) => level === value);
 }
 
-function hasSuccessSchema(schema: FastifySchema | undefined): boolean {
+export function isTakFaceAccess(value: unknown): value is TakFaceAccess {
+  return TAK_FACE_ACCESS_LEVELS.some((level) => level === value);
+}
+
+/** Whether a route's schema declares its success answer (200 or 2xx). */
+export function hasSuccessSchema(schema: FastifySchema | undefined): boolean {
   const response = schema?.response;
   return (
     typeof response === 'object' && response !== null && ('200' in response || '2xx' in response)
   );
+}
+
+/**
+ * Collects what is wrong with routes as they register (also inside plugins, where a throw would
+ * escape the loader) and stops the app when it gets ready, before it listens, naming each.
+ * Returns the function that records one problem.
+ */
+export function refusalsAtStartUp(
+  app: FastifyInstance,
+  heading: string,
+): (problem: string) => void {
+  const problems: string[] = [];
+  app.addHook('onReady', (done) => {
+    done(problems.length === 0 ? undefined : new Error(`${heading}:\n  ${problems.join('\n  ')}`));
+  });
+  return (problem) => problems.push(problem);
 }
 
 /**
@@ -192,39 +225,37 @@ export function registerAccessControl(app: FastifyInstance, authenticator: Authe
   app.decorate('apiRoutes', routes);
   app.decorateRequest('caller', null);
 
-  // Problems are collected as routes register (also inside plugins, where a throw would escape
-  // the loader) and stop the app when it gets ready, before it listens.
-  const problems: string[] = [];
+  const refuse = refusalsAtStartUp(app, 'The portal cannot start');
   app.addHook('onRoute', (route) => {
     if (!isApiPath(route.url)) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const name = `${methods.join(',')} ${route.url}`;
     const access: unknown = route.config?.access;
     if (!isAccess(access)) {
-      problems.push(
+      refuse(
         `${name}: every /api route declares its access (config.access: ${ACCESS_LEVELS.join(' | ')})`,
       );
       return;
     }
     if (!hasSuccessSchema(route.schema)) {
-      problems.push(`${name}: every /api route declares its 200 response schema`);
+      refuse(`${name}: every /api route declares its 200 response schema`);
       return;
     }
     if (
       access === 'admin-check' &&
       methods.some((method) => method !== 'GET' && method !== 'HEAD')
     ) {
-      problems.push(`${name}: admin-check is for the sign-in check (GET) only; use admin`);
+      refuse(`${name}: admin-check is for the sign-in check (GET) only; use admin`);
       return;
     }
     const mints = route.config?.mints === true;
     const handsOutKey = route.config?.handsOutKey === true;
     if (mints && !handsOutKey) {
-      problems.push(`${name}: a route that mints hands out a key (config.handsOutKey: true)`);
+      refuse(`${name}: a route that mints hands out a key (config.handsOutKey: true)`);
       return;
     }
     if (handsOutKey && access !== 'member') {
-      problems.push(`${name}: handsOutKey is a rule of member routes (access: member)`);
+      refuse(`${name}: handsOutKey is a rule of member routes (access: member)`);
       return;
     }
     for (const method of methods) {
@@ -242,31 +273,40 @@ export function registerAccessControl(app: FastifyInstance, authenticator: Authe
       });
     }
   });
-  app.addHook('onReady', (done) => {
-    done(
-      problems.length === 0
-        ? undefined
-        : new Error(`The portal cannot start:\n  ${problems.join('\n  ')}`),
-    );
-  });
-
   app.addHook('preHandler', async (request) => {
     const access = request.routeOptions.config.access;
-    if (access === undefined) return;
+    if (!isAccess(access)) return;
     request.caller = await authenticator.callerFor(request, access);
   });
 }
 
 /**
- * The caller of a route whose access is `access`, as the access check found them. Throws (a
- * fault, 500) when the route declares another access than its handler expects.
+ * What callerOf reads of a request: its route's declaration, typed as the route wrote it. Fastify
+ * infers a route's `config` from its options, so in the handler of a route declaring
+ * `config: { access: 'admin' }` the access is the type `'admin'`; a route that declares none (or
+ * an access of the TAK enrollment face) leaves no access to infer, and callerOf does not compile.
  */
-export function callerOf<A extends Access>(request: FastifyRequest, access: A): CallerByAccess[A] {
+export interface DeclaredRequest<A extends Access> {
+  readonly caller: Caller | null;
+  readonly method: string;
+  readonly routeOptions: {
+    readonly url?: string | undefined;
+    readonly config: { readonly access: A };
+  };
+}
+
+/**
+ * The caller of a route, as the access check found them for the access the route declares: its
+ * type follows from the declaration (`config.access`), so a route says who may call it once and
+ * its handler cannot expect another caller. Throws (a fault, 500) only when the access check did
+ * not run (a route outside the access rules).
+ */
+export function callerOf<A extends Access>(request: DeclaredRequest<A>): CallerByAccess[A] {
   const caller = request.caller;
-  if (caller?.access !== access) {
+  const declared = request.routeOptions.config.access;
+  if (caller?.access !== declared) {
     throw new Error(
-      `${request.method} ${request.routeOptions.url ?? ''}: the handler expects access ${access}, ` +
-        `the route declares ${String(request.routeOptions.config.access)}`,
+      `${request.method} ${request.routeOptions.url ?? ''}: no caller for access ${declared}`,
     );
   }
   return caller as CallerByAccess[A];

@@ -19,17 +19,17 @@ export function registerAuthRoutes(fastify: FastifyInstance): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
   app.get(apiPaths.checkAuthAny, { config: { access: 'any' }, schema }, (request) => {
-    const { identity } = callerOf(request, 'any');
+    const { identity } = callerOf(request);
     return Promise.resolve(present(identity, identity.userid));
   });
 
   app.get(apiPaths.checkAuthValidUser, { config: { access: 'member' }, schema }, (request) =>
-    Promise.resolve(presentMember(callerOf(request, 'member'))),
+    Promise.resolve(presentMember(callerOf(request))),
   );
 
   // A sign-in check, not an admin call: it answers a bearer JWT too and grants nothing (the key
   // page uses it to link admins to the admin area, which then needs the key).
   app.get(apiPaths.checkAuthAdmin, { config: { access: 'admin-check' }, schema }, (request) =>
-    Promise.resolve(presentMember(callerOf(request, 'admin-check'))),
+    Promise.resolve(presentMember(callerOf(request))),
   );
 }

@@ -19,7 +19,6 @@ import { callerOf } from '../auth/access.js';
 import { presetOf } from '../presets/preset.js';
 import type { RouteContext } from '../route-context.js';
 import type { SlipRecord } from './repository.js';
-import { BulkService } from './service.js';
 import { slipState } from './slips.js';
 
 /** A batch as GET enrollment/bulk/{batch_id} answers it: its slips and where each stands. */
@@ -48,12 +47,8 @@ function batchAnswer(
 
 /** Bulk onboarding (admin, docs/api.md, "Onboarding a unit"): check, create, follow and void a batch of slips. */
 export function registerBulkRoutes(app: FastifyInstance, context: RouteContext): void {
-  const bulk = new BulkService(
-    context.portal.database.db,
-    context.now,
-    context.portal.config.reservedCallsigns,
-  );
-  const link = (code: string) => loginLink(context.portal.config.publicOrigin, code);
+  const { bulk } = context.services;
+  const link = (code: string) => loginLink(context.config.publicOrigin, code);
   const api = app.withTypeProvider<ZodTypeProvider>();
   const batchPath = `${API_PREFIX}/enrollment/bulk/:batch_id`;
 
@@ -73,7 +68,7 @@ export function registerBulkRoutes(app: FastifyInstance, context: RouteContext):
       schema: { body: bulkBodySchema, response: { 200: bulkResponseSchema } },
     },
     async (request) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       const { callsigns, team, role, valid_hours } = request.body;
       const batch = await bulk.create(actor, {
         callsigns,
@@ -112,7 +107,7 @@ export function registerBulkRoutes(app: FastifyInstance, context: RouteContext):
       schema: { params: batchParamsSchema, response: { 200: voidBatchResponseSchema } },
     },
     async (request) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       return { voided: await bulk.void(actor, request.params.batch_id) };
     },
   );

@@ -16,24 +16,17 @@ import {
 } from '@callsign/contract';
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
-import { EnrollmentService } from './service.js';
 
 /** The enrollment calls (docs/api.md): invite check, enroll, poll, list, accept, lock. */
 export function registerEnrollmentRoutes(fastify: FastifyInstance, context: RouteContext): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const service = new EnrollmentService({
-    db: context.portal.database.db,
-    tokens: context.portal.tokens,
-    now: context.now,
-    enrollmentGraceMs: context.portal.config.enrollmentGraceMs,
-    reservedCallsigns: context.portal.config.reservedCallsigns,
-  });
+  const service = context.services.enrollment;
 
   app.get(
     apiPaths.checkInviteCode,
     {
       config: {
-        access: 'none',
+        access: 'anonymous',
         failureBudget: {
           failedAnswer: (answer: CheckInviteCodeResponse) => !answer.invitecode_is_active,
         },
@@ -55,7 +48,7 @@ export function registerEnrollmentRoutes(fastify: FastifyInstance, context: Rout
   app.post(
     apiPaths.enroll,
     {
-      config: { access: 'none', failureBudget: true },
+      config: { access: 'anonymous', failureBudget: true },
       schema: { body: enrollBodySchema, response: { 200: enrollResponseSchema } },
     },
     async (request) => {
@@ -69,7 +62,7 @@ export function registerEnrollmentRoutes(fastify: FastifyInstance, context: Rout
     apiPaths.acceptance,
     { config: { access: 'any' }, schema: { response: { 200: acceptanceResponseSchema } } },
     async (request) => {
-      const { identity } = callerOf(request, 'any');
+      const { identity } = callerOf(request);
       const { accepted, state } = await service.acceptanceOf(identity.userid);
       return { have_i_been_accepted: accepted, state };
     },
@@ -93,7 +86,7 @@ export function registerEnrollmentRoutes(fastify: FastifyInstance, context: Rout
       schema: { body: acceptBodySchema, response: { 200: acceptResponseSchema } },
     },
     async (request) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       const { callsign, approvecode } = request.body;
       const accepted = await service.accept(actor, { callsign, approvalCode: approvecode });
       return { success: true as const, detail: `${accepted.callsign} is now a member` };
@@ -107,7 +100,7 @@ export function registerEnrollmentRoutes(fastify: FastifyInstance, context: Rout
       schema: { body: lockBodySchema, response: { 200: lockResponseSchema } },
     },
     async (request) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       const { callsign, lock_reason } = request.body;
       await service.lock(actor, { callsign, lockReason: lock_reason });
       return { success: true as const };

@@ -12,27 +12,17 @@ import {
 } from '@callsign/contract';
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
-import { FirstuserService } from './service.js';
 
 /** GET firstuser/check-code, POST token/code/exchange and POST firstuser/add-admin. */
 export function registerFirstuserRoutes(fastify: FastifyInstance, context: RouteContext): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { config, database, tokens } = context.portal;
-  const service = new FirstuserService({
-    db: database.db,
-    tokens,
-    now: context.now,
-    exchangeCodeTtlMs: config.exchangeCodeTtlMs,
-    firstAdminTokenTtlMs: config.firstAdminTokenTtlMs,
-    memberTokenTtlMs: config.memberTokenTtlMs,
-    reservedCallsigns: config.reservedCallsigns,
-  });
+  const service = context.services.firstuser;
 
   app.get(
     apiPaths.checkAdminCode,
     {
       config: {
-        access: 'none',
+        access: 'anonymous',
         failureBudget: { failedAnswer: (answer: CheckAdminCodeResponse) => !answer.code_ok },
       },
       schema: {
@@ -48,7 +38,7 @@ export function registerFirstuserRoutes(fastify: FastifyInstance, context: Route
   app.post(
     apiPaths.exchangeCode,
     {
-      config: { access: 'none', failureBudget: true },
+      config: { access: 'anonymous', failureBudget: true },
       schema: { body: exchangeCodeBodySchema, response: { 200: exchangeCodeResponseSchema } },
     },
     async (request) => ({ jwt: await service.exchange(request.ip, request.body.code) }),
@@ -61,7 +51,7 @@ export function registerFirstuserRoutes(fastify: FastifyInstance, context: Route
       schema: { body: addAdminBodySchema, response: { 200: addAdminResponseSchema } },
     },
     async (request) => {
-      const { session } = callerOf(request, 'first-admin');
+      const { session } = callerOf(request);
       const exchangeCode = await service.addAdmin(request.ip, session, request.body.callsign);
       return { admin_added: true as const, jwt_exchange_code: exchangeCode };
     },

@@ -20,7 +20,7 @@ export function registerHealthRoutes(
   app.withTypeProvider<ZodTypeProvider>().get(
     apiPaths.healthcheck,
     // Open on both faces: load balancers and monitors ask without a key.
-    { config: { access: 'open' }, schema: { response: { 200: healthcheckResponseSchema } } },
+    { config: { access: 'ungated' }, schema: { response: { 200: healthcheckResponseSchema } } },
     async (request) => {
       try {
         await sql`select 1`.execute(db);

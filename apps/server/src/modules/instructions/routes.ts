@@ -3,20 +3,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { apiPaths, instructionsResponseSchema } from '@callsign/contract';
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
-import { TakPackageService, takPackageConfig } from '../tak/service.js';
-import { PresetService } from '../presets/service.js';
-import { InstructionsService } from './service.js';
 
 /** GET instructions/user (valid user): the caller's TAK settings packages. */
 export function registerInstructionsRoutes(app: FastifyInstance, context: RouteContext): void {
-  const { config, certificates } = context.portal;
-  const instructions = new InstructionsService(
-    new TakPackageService(
-      certificates,
-      takPackageConfig(config),
-      new PresetService(context.portal.database.db, context.now),
-    ),
-  );
+  const { instructions } = context.services;
 
   app.withTypeProvider<ZodTypeProvider>().get(
     apiPaths.instructions,
@@ -25,7 +15,7 @@ export function registerInstructionsRoutes(app: FastifyInstance, context: RouteC
       schema: { response: { 200: instructionsResponseSchema } },
     },
     async (request, reply) => {
-      const { actor } = callerOf(request, 'member');
+      const { actor } = callerOf(request);
       const body = await instructions.forUser(actor);
       // Each answer carries a fresh private key: never to be kept by a cache.
       return reply.header('cache-control', 'no-store').send(body);

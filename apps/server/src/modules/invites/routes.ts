@@ -18,7 +18,7 @@ import { asRole, asTeam } from '../presets/preset.js';
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
 import { inviteCodeState, type InviteCode } from './repository.js';
-import { InviteService, type InviteOptions } from './service.js';
+import type { InviteOptions } from './service.js';
 
 const POOL_STATES = {
   usable: 'active',
@@ -51,7 +51,7 @@ function poolEntry(code: InviteCode, now: number): PoolsResponse['pools'][number
 
 /** Invite code management (admin): enrollment/pools, invitecode/create, (de)activate, delete. */
 export function registerInvitesRoutes(app: FastifyInstance, context: RouteContext): void {
-  const invites = new InviteService(context.portal.database.db, context.now);
+  const { invites } = context.services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get(
@@ -71,7 +71,7 @@ export function registerInvitesRoutes(app: FastifyInstance, context: RouteContex
       schema: { body: createInviteBodySchema, response: { 200: createInviteResponseSchema } },
     },
     async (request) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       const body = request.body ?? {};
       const options: InviteOptions = {
         label: body.label ?? null,
@@ -96,7 +96,7 @@ export function registerInvitesRoutes(app: FastifyInstance, context: RouteContex
         schema: { body: inviteCodeBodySchema, response: { 200: inviteToggleResponseSchema } },
       },
       async (request) => {
-        const { actor } = callerOf(request, 'admin');
+        const { actor } = callerOf(request);
         const changed = await invites.setActive(actor, request.body.invite_code, active);
         return changed.ownerTransferredFrom === undefined
           ? { success: true as const }
@@ -112,7 +112,7 @@ export function registerInvitesRoutes(app: FastifyInstance, context: RouteContex
       schema: { params: inviteCodeParamsSchema, response: { 200: deleteInviteResponseSchema } },
     },
     async (request) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       return {
         success: true as const,
         invite_code: await invites.delete(actor, request.params.code),

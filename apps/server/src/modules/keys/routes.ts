@@ -20,14 +20,11 @@ import {
   type CaExpiryResponse,
 } from '@callsign/contract';
 import { callerOf } from '../auth/access.js';
-import { KeyLifecycle } from '../certificates/key-lifecycle.js';
-import { RenewalCodes } from '../renewal/service.js';
 import type { RouteContext } from '../route-context.js';
-import { KeyService } from './service.js';
 
 /** GET enduserpfx/{callsign}?format=legacy|modern (valid user): the caller's own keystore. */
 export function registerKeysRoutes(app: FastifyInstance, context: RouteContext): void {
-  const keys = new KeyService(context.portal.certificates);
+  const { keys } = context.services;
 
   app.withTypeProvider<ZodTypeProvider>().get(
     `${API_PREFIX}/enduserpfx/:callsign`,
@@ -45,7 +42,7 @@ export function registerKeysRoutes(app: FastifyInstance, context: RouteContext):
       },
     },
     async (request, reply) => {
-      const { actor } = callerOf(request, 'member');
+      const { actor } = callerOf(request);
       const key = await keys.download(actor, request.params.callsign, request.query.format);
       // The typed reply wants the File the contract documents; Fastify sends a Buffer as it is.
       return (reply as FastifyReply)
@@ -68,16 +65,14 @@ function expiryOf(pem: string): CaExpiryResponse['root'] {
  * by key on the mTLS face).
  */
 export function registerKeyLifecycleRoutes(app: FastifyInstance, context: RouteContext): void {
-  const { portal } = context;
-  const keys = new KeyLifecycle(portal.database.db, context.now, portal.metrics);
-  const renewal = new RenewalCodes(portal.database.db, portal.certificates, context.now);
+  const { keyLifecycle: keys, renewalCodes: renewal } = context.services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get(
     apiPaths.myKeys,
     { config: { access: 'member' }, schema: { response: { 200: keyListResponseSchema } } },
     (request) => {
-      const { identity, member } = callerOf(request, 'member');
+      const { identity, member } = callerOf(request);
       // The key in use is the certificate of this request; a bearer token has none.
       const current = identity.type === 'mtls' ? identity.payload.serial : null;
       return keys.listOwn(member.callsign, current);
@@ -91,7 +86,7 @@ export function registerKeyLifecycleRoutes(app: FastifyInstance, context: RouteC
       schema: { params: ownKeyParamsSchema, response: { 200: revokeKeyResponseSchema } },
     },
     async (request) => {
-      const { actor, member } = callerOf(request, 'member');
+      const { actor, member } = callerOf(request);
       await keys.revoke(actor, member.callsign, request.params.serial, 'owner');
       return { success: true as const };
     },
@@ -113,7 +108,7 @@ export function registerKeyLifecycleRoutes(app: FastifyInstance, context: RouteC
       schema: { params: personKeyParamsSchema, response: { 200: revokeKeyResponseSchema } },
     },
     async (request) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       await keys.revoke(actor, request.params.callsign, request.params.serial, 'admin');
       return { success: true as const };
     },
@@ -130,7 +125,7 @@ export function registerKeyLifecycleRoutes(app: FastifyInstance, context: RouteC
       },
     },
     async (request) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       const made = await renewal.create(actor, request.params.callsign, {
         revokeKeys: request.body?.revoke_keys === true,
       });
@@ -156,8 +151,8 @@ export function registerKeyLifecycleRoutes(app: FastifyInstance, context: RouteC
     { config: { access: 'admin' }, schema: { response: { 200: caExpiryResponseSchema } } },
     () =>
       Promise.resolve({
-        issuing: expiryOf(portal.ca.issuingCertificatePem),
-        root: expiryOf(portal.ca.rootCertificatePem),
+        issuing: expiryOf(context.ca.issuingCertificatePem),
+        root: expiryOf(context.ca.rootCertificatePem),
       }),
   );
 }

@@ -10,17 +10,13 @@ import {
   roleChangeBodySchema,
   roleChangeResponseSchema,
 } from '@callsign/contract';
-import { demoteMember } from '../../commands/demote-member.js';
-import { revokeMemberAsAdmin } from '../../commands/revoke-member.js';
 import { callerOf } from '../auth/access.js';
 import { revocationReceipt, type RevocationReceipt } from '../certificates/revocation-receipt.js';
 import type { RouteContext } from '../route-context.js';
-import { PeopleService } from './service.js';
 
 /** GET people/list, DELETE people/{callsign}, POST enrollment/promote and demote (admin). */
 export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext): void {
-  const { portal } = context;
-  const people = new PeopleService(portal.database.db, context.now);
+  const { people, certificates, memberCommands } = context.services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   app.get(
@@ -42,15 +38,9 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
       schema: { params: callsignParamsSchema, response: { 200: revokePersonResponseSchema } },
     },
     async (request) => {
-      const { actor } = callerOf(request, 'admin');
-      const revoked = await revokeMemberAsAdmin(
-        portal.database.db,
-        portal.certificates,
-        actor,
-        request.params.callsign,
-        context.now(),
-      );
-      const receipt = await revocationReceipt(portal.certificates, revoked, (error, check) => {
+      const { actor } = callerOf(request);
+      const revoked = await memberCommands.revoke(actor, request.params.callsign);
+      const receipt = await revocationReceipt(certificates, revoked, (error, check) => {
         request.log.error({ err: error, check }, 'revocation receipt: check failed');
       });
       return {
@@ -68,7 +58,7 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
       schema: { body: roleChangeBodySchema, response: { 200: roleChangeResponseSchema } },
     },
     async (request) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       const detail = await people.promote(actor, request.body.callsign);
       return { success: true as const, detail };
     },
@@ -81,13 +71,8 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
       schema: { body: roleChangeBodySchema, response: { 200: roleChangeResponseSchema } },
     },
     async (request) => {
-      const { actor } = callerOf(request, 'admin');
-      const detail = await demoteMember(
-        portal.database.db,
-        actor,
-        request.body.callsign,
-        context.now(),
-      );
+      const { actor } = callerOf(request);
+      const detail = await memberCommands.demote(actor, request.body.callsign);
       return { success: true as const, detail };
     },
   );

@@ -32,6 +32,17 @@ const ADMIN: Role = 'admin';
  * module's `memberToRevoke` and `takeAdminRole`. Each change is one transaction under the
  * membership lock, so at least one admin remains under any interleaving.
  */
+/** A member revoked (commands/revoke-member.ts): what it changed, for the answer and the receipt. */
+export interface RevocationResult {
+  callsign: string;
+  /** Certificates revoked by this call. */
+  serials: string[];
+  /** The invite codes they had created, deactivated by this call. */
+  deactivatedInviteCodes: string[];
+  /** The invite code the member enrolled with, if any. */
+  inviteCode: string | null;
+}
+
 export class PeopleService {
   constructor(
     private readonly db: Kysely<Database>,

@@ -10,13 +10,12 @@ import {
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
 import type { MemberPreset } from './service.js';
-import { PresetService } from './service.js';
 
 const presetAnswer = ({ callsign, preset }: MemberPreset) => ({ callsign, ...preset });
 
 /** A member's TAK preset: read and set by admins, read by the member (docs/api.md, "Onboarding a unit"). */
 export function registerPresetRoutes(app: FastifyInstance, context: RouteContext): void {
-  const presets = new PresetService(context.portal.database.db, context.now);
+  const { presets } = context.services;
   const api = app.withTypeProvider<ZodTypeProvider>();
   const personPreset = `${API_PREFIX}/people/:callsign/preset`;
 
@@ -40,7 +39,7 @@ export function registerPresetRoutes(app: FastifyInstance, context: RouteContext
       },
     },
     async (request) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       return presetAnswer(await presets.set(actor, request.params.callsign, request.body));
     },
   );
@@ -49,7 +48,7 @@ export function registerPresetRoutes(app: FastifyInstance, context: RouteContext
     apiPaths.myPreset,
     { config: { access: 'member' }, schema: { response: { 200: presetResponseSchema } } },
     async (request) => {
-      const { member } = callerOf(request, 'member');
+      const { member } = callerOf(request);
       return presetAnswer(await presets.get(member.callsign));
     },
   );

@@ -1,23 +1,9 @@
 import type { Preset } from '@callsign/contract';
-import type { Config } from '../../config.js';
-import { buildTakPackages, type TakPackage, type TakSettings } from '../../tak/packages.js';
+import { buildTakPackages, type TakPackage } from '../../tak/packages.js';
 import { buildTakTruststore } from '../../tak/truststore.js';
 import type { Actor } from '../auth/actor.js';
 import type { CertificateService } from '../certificates/service.js';
-
-export interface TakPackageConfig extends TakSettings {
-  truststorePemFile: string | undefined;
-}
-
-export function takPackageConfig(config: Config): TakPackageConfig {
-  return {
-    takHost: config.takHost,
-    takPort: config.takPort,
-    deployment: config.deployment,
-    truststorePassword: config.takTruststorePassword,
-    truststorePemFile: config.takTruststorePemFile,
-  };
-}
+import type { TakSiteSettings } from './settings.js';
 
 export interface MemberPackages {
   /** As the member's record has it. */
@@ -40,7 +26,7 @@ export interface PresetSource {
 export class TakPackageService {
   constructor(
     private readonly certificates: CertificateService,
-    private readonly settings: TakPackageConfig,
+    private readonly settings: TakSiteSettings,
     private readonly presets: PresetSource,
   ) {}
 

@@ -1,6 +1,7 @@
 import { strToU8 } from 'fflate';
 import { buildDataPackage, TAK_PACKAGE_UID_NAMESPACE, truststoreFileName } from './packages.js';
-import { entry, group, type Entry, type MemberPreset } from './server-pref.js';
+import type { Preset } from '@callsign/contract';
+import { entry, group, type Entry } from './server-pref.js';
 import { uuidV5 } from './uuid-v5.js';
 import { XML_DECLARATION } from './xml.js';
 
@@ -23,12 +24,12 @@ function preferences(groups: readonly (readonly [string, readonly Entry[]])[]): 
 const PROFILE_FILE = 'enrollment.pref';
 const TRUST_FILE = 'server.pref';
 
-export interface ProfileOptions {
+export interface TakEnrollmentProfileOptions {
   takHost: string;
   deployment: string;
   /** As the member's record has it. */
   callsign: string;
-  preset: MemberPreset;
+  preset: Preset;
 }
 
 /**
@@ -37,7 +38,7 @@ export interface ProfileOptions {
  * `cot_streams` group here would add a second one or start another enrollment. ATAK deletes the
  * package once imported, as it does TAK Server's.
  */
-export function buildEnrollmentProfile(options: ProfileOptions): Uint8Array {
+export function buildTakEnrollmentProfile(options: TakEnrollmentProfileOptions): Uint8Array {
   const pref = preferences([
     [
       'com.atakmap.app_preferences',

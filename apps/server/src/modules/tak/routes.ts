@@ -1,18 +1,19 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
+  apiPaths,
   callsignParamsSchema,
   takEnrollmentTokenResponseSchema,
   takPaths,
+  takReadinessResponseSchema,
   trustPackageResponseSchema,
   type TakEnrollmentTokenResponse,
 } from '@callsign/contract';
 import { NotFoundError } from '../../errors.js';
-import { atakEnrollUri, itakServerQr } from '../../tak/enrollment.js';
+import { atakEnrollUri, itakServerQr } from '../../tak/tak-enrollment.js';
 import type { Actor } from '../auth/actor.js';
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
-import { takEnrollmentServices } from './services.js';
 
 /**
  * One-scan TAK enrollment on the portal's API: an enrollment token for the
@@ -20,9 +21,9 @@ import { takEnrollmentServices } from './services.js';
  * installing a browser key) or, for an admin's enrollment station, for any active member; and
  * the trust package. 404 while the enrollment face is off (`PORTAL_TAK_ENROLL_PORT=off`).
  */
-export function registerTakEnrollRoutes(app: FastifyInstance, context: RouteContext): void {
-  const { config } = context.portal;
-  const { tokens, enrollment } = takEnrollmentServices(context.portal, context.now);
+export function registerTakEnrollmentRoutes(app: FastifyInstance, context: RouteContext): void {
+  const { config } = context;
+  const { takEnrollmentTokens: tokens, takEnrollment: enrollment } = context.services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   const face = () => {
@@ -55,7 +56,7 @@ export function registerTakEnrollRoutes(app: FastifyInstance, context: RouteCont
       schema: { response: { 200: takEnrollmentTokenResponseSchema } },
     },
     async (request, reply) => {
-      const { actor } = callerOf(request, 'member');
+      const { actor } = callerOf(request);
       return reply.header('cache-control', 'no-store').send(await tokenFor(actor.callsign, actor));
     },
   );
@@ -70,7 +71,7 @@ export function registerTakEnrollRoutes(app: FastifyInstance, context: RouteCont
       },
     },
     async (request, reply) => {
-      const { actor } = callerOf(request, 'admin');
+      const { actor } = callerOf(request);
       return reply
         .header('cache-control', 'no-store')
         .send(await tokenFor(request.params.callsign, actor));
@@ -91,7 +92,7 @@ export function registerTakEnrollRoutes(app: FastifyInstance, context: RouteCont
       },
     },
     async (request, reply) => {
-      const { member } = callerOf(request, 'member');
+      const { member } = callerOf(request);
       face();
       const zip = await enrollment.trustPackage(member.callsign);
       return (reply as FastifyReply)
@@ -103,4 +104,20 @@ export function registerTakEnrollRoutes(app: FastifyInstance, context: RouteCont
         .send(Buffer.from(zip));
     },
   );
+}
+
+/** GET admin/tak-readiness (admin): the TAK side as the portal itself can see it. */
+export function registerTakReadinessRoutes(app: FastifyInstance, context: RouteContext): void {
+  const readiness = context.services.takReadiness;
+
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .get(
+      apiPaths.takReadiness,
+      { config: { access: 'admin' }, schema: { response: { 200: takReadinessResponseSchema } } },
+      async (request) => {
+        callerOf(request);
+        return readiness.readiness();
+      },
+    );
 }

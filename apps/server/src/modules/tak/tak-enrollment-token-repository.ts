@@ -6,7 +6,7 @@ import type { MemberStatus } from '../../db/schema.js';
  * reads the member's status and TAK preset with the token, in one query.
  */
 
-export interface NewEnrollmentToken {
+export interface NewTakEnrollmentToken {
   /** As the member's record has it. */
   callsign: string;
   tokenHash: string;
@@ -17,7 +17,7 @@ export interface NewEnrollmentToken {
 }
 
 /** A token found by its hash, with what a login needs to know about its member. */
-export interface EnrollmentLogin {
+export interface FoundTakEnrollmentToken {
   callsign: string;
   expiresAt: number;
   usedAt: number | null;
@@ -29,9 +29,9 @@ export interface EnrollmentLogin {
 }
 
 /** Writes the member's token, replacing (and so voiding) whatever token they had. */
-export async function replaceEnrollmentToken(
+export async function replaceTakEnrollmentToken(
   executor: Executor,
-  token: NewEnrollmentToken,
+  token: NewTakEnrollmentToken,
 ): Promise<void> {
   const values = {
     token_hash: token.tokenHash,
@@ -50,10 +50,10 @@ export async function replaceEnrollmentToken(
     .execute();
 }
 
-export async function findEnrollmentLogin(
+export async function findTakEnrollmentToken(
   executor: Executor,
   tokenHash: string,
-): Promise<EnrollmentLogin | undefined> {
+): Promise<FoundTakEnrollmentToken | undefined> {
   const row = await executor
     .selectFrom('tak_enrollment_tokens as t')
     .innerJoin('members as m', 'm.callsign', 't.callsign')
@@ -91,7 +91,7 @@ export async function findEnrollmentLogin(
  * Spends the token on the certificate it signed: only while it is unspent and unexpired, so of
  * two requests with one token (on any instance) exactly one spends it. False when none did.
  */
-export async function spendEnrollmentToken(
+export async function spendTakEnrollmentToken(
   executor: Executor,
   spend: { tokenHash: string; at: number; clientUid: string | null; serial: string },
 ): Promise<boolean> {

@@ -2,16 +2,17 @@ import type { Kysely, Transaction } from 'kysely';
 import { TAK_ENROLL_TOKEN_LENGTH } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
 import { ConflictError, countsAsFailure, HttpError, NotFoundError } from '../../errors.js';
-import type { MemberPreset } from '../../tak/server-pref.js';
+import type { Preset } from '@callsign/contract';
 import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import { findMember, refuseCodeForAnotherAdmin } from '../people/service.js';
+import { presetOf } from '../presets/preset.js';
 import {
-  findEnrollmentLogin,
-  replaceEnrollmentToken,
-  spendEnrollmentToken,
-} from './token-repository.js';
+  findTakEnrollmentToken,
+  replaceTakEnrollmentToken,
+  spendTakEnrollmentToken,
+} from './tak-enrollment-token-repository.js';
 import { sameCallsign } from '../people/callsign.js';
 
 /** The login a TAK client fails: 401 and the challenge that makes ATAK ask for credentials. */
@@ -28,13 +29,13 @@ export const PROFILE_WINDOW_MS = 10 * 60_000;
 export type LoginUse = 'enroll' | 'profile';
 
 /** A TAK client logged in with a member's token. */
-export interface EnrollmentLogin {
+export interface TakEnrollmentLogin {
   /** As the member's record has it. */
   callsign: string;
   tokenHash: string;
   /** Whether the token has signed a certificate already. */
   spent: boolean;
-  preset: MemberPreset;
+  preset: Preset;
   /** The admin whose code the token rests on; the key it signs records them. */
   madeBy: string | null;
 }
@@ -67,7 +68,7 @@ export function basicCredentials(
  * stored only as a hash, one per member (a new one voids the last), single use; a spent token
  * still fetches the profile for `PROFILE_WINDOW_MS`.
  */
-export class EnrollmentTokens {
+export class TakEnrollmentTokens {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly ttlMs: number,
@@ -90,7 +91,7 @@ export class EnrollmentTokens {
       const token = generateCode(TAK_ENROLL_TOKEN_LENGTH);
       const at = this.now().getTime();
       const expiresAt = at + this.ttlMs;
-      await replaceEnrollmentToken(trx, {
+      await replaceTakEnrollmentToken(trx, {
         callsign: member.callsign,
         tokenHash: hashCode(token),
         createdAt: at,
@@ -119,7 +120,7 @@ export class EnrollmentTokens {
    * credentials; 401 counted as a failed guess (failure budget) for a wrong user name, an unknown,
    * expired, spent or voided token, or a member who is no longer active.
    */
-  async login(authorization: string | undefined, use: LoginUse): Promise<EnrollmentLogin> {
+  async login(authorization: string | undefined, use: LoginUse): Promise<TakEnrollmentLogin> {
     const credentials = basicCredentials(authorization);
     if (credentials === undefined) throw new BasicAuthError();
     const refused = () => countsAsFailure(new BasicAuthError('Wrong callsign or token'));
@@ -127,7 +128,7 @@ export class EnrollmentTokens {
       throw refused();
     }
     const tokenHash = hashCode(credentials.password);
-    const found = await findEnrollmentLogin(this.db, tokenHash);
+    const found = await findTakEnrollmentToken(this.db, tokenHash);
     if (
       found === undefined ||
       !sameCallsign(found.callsign, credentials.username) ||
@@ -142,7 +143,7 @@ export class EnrollmentTokens {
       callsign: found.callsign,
       tokenHash,
       spent: found.usedAt !== null,
-      preset: { team: found.team, role: found.role },
+      preset: presetOf(found.team, found.role),
       madeBy: found.madeBy,
     };
   }
@@ -154,11 +155,11 @@ export class EnrollmentTokens {
    */
   async spend(
     trx: Transaction<Database>,
-    login: EnrollmentLogin,
+    login: TakEnrollmentLogin,
     spend: { clientUid: string | null; serial: string },
   ): Promise<void> {
     const at = this.now().getTime();
-    if (!(await spendEnrollmentToken(trx, { tokenHash: login.tokenHash, at, ...spend }))) {
+    if (!(await spendTakEnrollmentToken(trx, { tokenHash: login.tokenHash, at, ...spend }))) {
       throw countsAsFailure(new BasicAuthError('Wrong callsign or token'));
     }
   }

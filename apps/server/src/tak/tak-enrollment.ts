@@ -48,7 +48,7 @@ export function base64Lines(der: Uint8Array): string {
 }
 
 /** What an enrollment answers: the member's new certificate and the CAs to trust with it. */
-export interface EnrollmentAnswer {
+export interface TakEnrollmentAnswer {
   /** The signed certificate, DER. */
   signedCert: Uint8Array;
   /** The issuing CA, then the root, then any other CA of the TAK server's chain; DER. */
@@ -56,7 +56,7 @@ export interface EnrollmentAnswer {
 }
 
 /** `signClient/v2`, JSON: `{"signedCert": …, "ca0": …, "ca1": …}`. */
-export function signClientJson(answer: EnrollmentAnswer): string {
+export function signClientJson(answer: TakEnrollmentAnswer): string {
   const body: Record<string, string> = { signedCert: base64Lines(answer.signedCert) };
   answer.cas.forEach((ca, index) => {
     body[`ca${index}`] = base64Lines(ca);
@@ -65,7 +65,7 @@ export function signClientJson(answer: EnrollmentAnswer): string {
 }
 
 /** `signClient/v2` for `Accept: application/xml`: `<enrollment><signedCert/><ca/>…</enrollment>`. */
-export function signClientXml(answer: EnrollmentAnswer): string {
+export function signClientXml(answer: TakEnrollmentAnswer): string {
   const cas = answer.cas.map((ca) => `<ca>${base64Lines(ca)}</ca>`).join('');
   return (
     '<?xml version="1.0" encoding="UTF-8"?>' +
@@ -80,7 +80,7 @@ export function signClientXml(answer: EnrollmentAnswer): string {
  * keystore lists it then). Legacy encryption and an HMAC-SHA1 MAC: ATAK's Android keystore
  * refuses PBES2 and SHA-256 MACs.
  */
-export function signClientPkcs12(answer: EnrollmentAnswer): Promise<Buffer> {
+export function signClientPkcs12(answer: TakEnrollmentAnswer): Promise<Buffer> {
   const bag = (der: Uint8Array, friendlyName: string) => ({
     der: Buffer.from(der),
     attributes: { friendlyName, trustedForAnyPurpose: true },

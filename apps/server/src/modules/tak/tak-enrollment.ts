@@ -2,13 +2,14 @@ import { X509Certificate } from 'node:crypto';
 import { TYPED_LINE } from '@callsign/contract';
 import { BadCsrError, checkCsr } from '../../ca/csr.js';
 import { BadRequestError, HttpError } from '../../errors.js';
-import { decodePemBlocks, encodePem } from '../../ca/pem.js';
+import { encodePem } from '../../ca/pem.js';
 import { buildTrustStorePkcs12 } from '../../ca/trust-store.js';
-import { buildEnrollmentProfile, buildTrustPackage } from '../../tak/enrollment-packages.js';
-import { csrDerFromBody, type EnrollmentAnswer } from '../../tak/enrollment.js';
-import { truststoreCertificates } from '../../tak/truststore.js';
+import { buildTakEnrollmentProfile, buildTrustPackage } from '../../tak/tak-enrollment-packages.js';
+import { csrDerFromBody, type TakEnrollmentAnswer } from '../../tak/tak-enrollment.js';
+import { takEnrollmentTrust } from '../../tak/truststore.js';
 import type { CertificateService } from '../certificates/service.js';
-import type { EnrollmentLogin, EnrollmentTokens } from './tokens.js';
+import type { TakSiteSettings } from './settings.js';
+import type { TakEnrollmentLogin, TakEnrollmentTokens } from './tak-enrollment-tokens.js';
 import { sameCallsign } from '../people/callsign.js';
 
 /** How a `signClient/v2` answer is written, by the request's `Accept`. */
@@ -45,16 +46,6 @@ export function deviceField(name: string, value: unknown): string | null {
   return value.slice(0, 255);
 }
 
-export interface EnrollmentSettings {
-  takHost: string;
-  takPort: number;
-  deployment: string;
-  /** Password of the truststore in the trust package (`PORTAL_TAK_TRUSTSTORE_PASSWORD`). */
-  truststorePassword: string;
-  /** The operator's TAK truststore (`PORTAL_TAK_TRUSTSTORE_PEM`): its CAs go into the answer. */
-  truststorePemFile: string | undefined;
-}
-
 export interface Device {
   clientUid: string | null;
   version: string | null;
@@ -69,12 +60,16 @@ export interface Device {
  */
 export class TakEnrollment {
   constructor(
-    private readonly tokens: EnrollmentTokens,
+    private readonly tokens: TakEnrollmentTokens,
     private readonly certificates: CertificateService,
-    private readonly settings: EnrollmentSettings,
+    private readonly settings: TakSiteSettings,
   ) {}
 
-  async sign(login: EnrollmentLogin, body: string, device: Device): Promise<EnrollmentAnswer> {
+  async sign(
+    login: TakEnrollmentLogin,
+    body: string,
+    device: Device,
+  ): Promise<TakEnrollmentAnswer> {
     let publicKey;
     try {
       const csr = await checkCsr(csrDerFromBody(body));
@@ -112,26 +107,18 @@ export class TakEnrollment {
     };
   }
 
-  /**
-   * The CAs a client stores with its certificate. ATAK uses them as the truststore of its TAK
-   * server connection unless it imported one first, so they must hold the CA of the TAK server's
-   * certificate too: the issuing CA and the root, then the operator's TAK truststore when it
-   * holds others.
-   */
-  async caCertificates(): Promise<Buffer[]> {
-    const chain = this.certificates.chainPem;
-    const configured = await truststoreCertificates({
+  /** The CAs a client stores with its certificate (tak/truststore.ts, takEnrollmentTrust). */
+  caCertificates(): Promise<Buffer[]> {
+    return takEnrollmentTrust({
       pemFile: this.settings.truststorePemFile,
-      caChainPem: chain,
+      caChainPem: this.certificates.chainPem,
     });
-    const all = [chain, ...configured].flatMap((pem) => decodePemBlocks(pem, 'CERTIFICATE'));
-    return all.filter((der, index) => all.findIndex((other) => other.equals(der)) === index);
   }
 
   /** The member's profile package, once their token has signed; undefined before (204). */
-  profile(login: EnrollmentLogin): Uint8Array | undefined {
+  profile(login: TakEnrollmentLogin): Uint8Array | undefined {
     if (!login.spent) return undefined;
-    return buildEnrollmentProfile({
+    return buildTakEnrollmentProfile({
       takHost: this.settings.takHost,
       deployment: this.settings.deployment,
       callsign: login.callsign,
