@@ -315,6 +315,8 @@ describe('docs/tak.md, followed on this machine (no TAK Server)', () => {
           CRL_URL: `${portal.origin('public')}/ca/crl.pem`,
           CA_FILE: path.join(files, 'portal-ca.pem'),
           CRL_FILE: path.join(files, 'portal-crl.pem'),
+          // The stand-in checks the CRL file alone (no OCSP): it needs the restart on a change.
+          RESTART_ON_CHANGE: 'yes',
           RELOAD_COMMAND: `touch '${marker}'`,
         },
       },
