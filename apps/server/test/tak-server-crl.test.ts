@@ -303,6 +303,24 @@ describe('refresh-crl.sh with other CAs (ALSO_CRLS) and OCSP (RESTART_ON_CHANGE=
     expect(await reloads()).toBe(2);
   });
 
+  it("is read by Java whole as Tomcat reads it, and only the first CRL as TAK Server's streaming input reads a file", async (context) => {
+    const java = await run('sh', ['-c', 'command -v java']);
+    if (java.code !== 0) context.skip('java is not installed');
+    const result = await run(
+      'java',
+      [path.join(import.meta.dirname, 'jvm', 'CrlFileReads.java'), bundleFile],
+      {
+        timeout: 120_000,
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    // Hence docs/tak.md: the bundle as the first <crl>, then each other CA's file again.
+    expect(result.stdout).toBe(
+      'generateCRL: CN=Callsign Portal Issuing CA, O=portal.localhost\n' +
+        'generateCRLs: CN=Callsign Portal Issuing CA, O=portal.localhost; CN=TAK Server CA; CN=Federation CA\n',
+    );
+  });
+
   it('restarts TAK Server when the copy it loaded nears its nextUpdate, though the installed one is current', async () => {
     // Installed without a restart: TAK Server still holds the copy loaded by its last restart.
     const old = await otherCaCrl(dir, 'Old CA', [
