@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // @peculiar/x509 needs decorator metadata before anything imports it.
 import 'reflect-metadata';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { callsignSchema } from '@callsign/contract';
 import { BackupError, createBackup, restoreBackup } from './cli/backup.js';
+import { buildCrlBundle, CrlBundleError } from './ca/crl-bundle.js';
 import { ConfigError, loadConfigFromProcess, type Config } from './config.js';
 import { openPortal, type Portal } from './portal.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -39,6 +40,10 @@ Commands:
                            Options: --host NAME --port N (default TAK_HOST, TAK_PORT),
                            --address IP (connect there instead of resolving NAME),
                            --timeout SECONDS (default 10).
+  tak crl-bundle           Write one PEM file holding the portal's CRL and the CRL of every
+                           other CA the TAK Server trusts, for TAK Server's <crl> (docs/tak.md).
+                           Options: --also FILE... (another CA's CRL, PEM or DER; each must be
+                           a CRL not past its nextUpdate), --out FILE (default: stdout).
   migrate                  Run the database migrations.
   backup FILE              Write the database and the CA material (keys included) into one
                            archive, consistent while the service runs.
@@ -97,6 +102,56 @@ function parseTakCheckArgs(args: string[], config: Config) {
     throw new UsageError(`--address must be an IP address, not "${values.address}"`);
   }
   return { host, port, address: values.address, timeoutMs: timeout * 1000 };
+}
+
+/** `tak crl-bundle [--also FILE...] [--out FILE]`: every positional is one more CRL file. */
+async function writeCrlBundle(portal: Portal, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { also: { type: 'string', multiple: true, default: [] }, out: { type: 'string' } },
+  });
+  const files = [...values.also, ...positionals];
+  const also = await Promise.all(
+    files.map(async (file) => ({
+      name: file,
+      bytes: await readFile(file).catch((error: unknown) => {
+        throw new UsageError(
+          `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }),
+    })),
+  );
+  // The CRL as /ca/crl.pem serves it: the issuing CA's, the only one the portal publishes.
+  const crl = await portal.certificates.currentCrl();
+  const bundle = buildCrlBundle({
+    portal: [{ name: '/ca/crl.pem', bytes: crl.der }],
+    also,
+    now: portal.now(),
+  });
+  const summary = bundle.crls
+    .map(
+      (entry) =>
+        `  ${entry.issuer}: ${entry.revoked} revoked, valid until ` +
+        `${entry.nextUpdate?.toISOString() ?? '(no nextUpdate)'} (${entry.source})\n`,
+    )
+    .join('');
+  if (values.out === undefined) {
+    process.stdout.write(bundle.pem);
+    process.stderr.write(`CRL bundle of ${bundle.crls.length} CRL(s):\n${summary}`);
+    return;
+  }
+  // Same folder, then rename: a TAK Server starting meanwhile never reads half a file.
+  const out = path.resolve(values.out);
+  const staged = `${out}.new.${process.pid}`;
+  try {
+    await writeFile(staged, bundle.pem, { mode: 0o644 });
+    await rename(staged, out);
+  } catch (error) {
+    await rm(staged, { force: true });
+    throw error;
+  }
+  process.stdout.write(`CRL bundle of ${bundle.crls.length} CRL(s) written to ${out}:\n${summary}`);
 }
 
 /** Commands that work on the database and the data directory as files, without opening the CA. */
@@ -225,6 +280,14 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
       return failures;
     },
   },
+  tak: {
+    migrate: true,
+    async run(portal, args) {
+      const [sub, ...rest] = args;
+      if (sub !== 'crl-bundle') throw new UsageError('tak takes a subcommand: crl-bundle');
+      await writeCrlBundle(portal, rest);
+    },
+  },
   migrate: {
     migrate: false,
     async run(portal) {
@@ -276,6 +339,11 @@ main(process.argv.slice(2)).then(
     if (error instanceof HttpError) {
       const retry = error.headers['retry-after'];
       process.stderr.write(`${error.detail}${retry === undefined ? '' : ` (in ${retry} s)`}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    if (error instanceof CrlBundleError) {
+      process.stderr.write(`tak crl-bundle: ${error.message}; nothing written\n`);
       process.exitCode = 1;
       return;
     }

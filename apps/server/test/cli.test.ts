@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -187,6 +187,102 @@ describe('backup', () => {
       clientAddress: null,
     });
     expect(event?.detail).toMatchObject({ engine: 'sqlite' });
+  });
+});
+
+describe('tak crl-bundle', () => {
+  /** Another CA's CRL as TAK Server's own CA writes it (`openssl ca -gencrl`), PEM and DER. */
+  async function otherCaCrl(dates: string[] = []) {
+    const dir = await mkdtemp(path.join(workDir, 'other-ca-'));
+    const at = (name: string) => path.join(dir, name);
+    await run('openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+      '-keyout', at('ca.key'), '-out', at('ca.pem'), '-subj', '/CN=TAK Server CA', '-days', '30',
+    ]); // prettier-ignore
+    await writeFile(at('index.txt'), '');
+    await writeFile(
+      at('ca.cnf'),
+      `[ca]\ndefault_ca=x\n[x]\ndatabase=${at('index.txt')}\ndefault_md=sha256\n` +
+        'default_crl_days=30\n',
+    );
+    const made = await run('openssl', [
+      'ca', '-config', at('ca.cnf'), '-gencrl', '-keyfile', at('ca.key'), '-cert', at('ca.pem'),
+      '-out', at('ca.crl'), ...dates,
+    ]); // prettier-ignore
+    expect(made.code, made.stderr).toBe(0);
+    await run('openssl', ['crl', '-in', at('ca.crl'), '-outform', 'DER', '-out', at('ca.der')]);
+    return { pem: at('ca.crl'), der: at('ca.der'), cert: at('ca.pem') };
+  }
+
+  /** The issuer of each CRL in a PEM bundle, in order, as openssl reads them one by one. */
+  async function issuersIn(file: string) {
+    const blocks = (await readFile(file, 'utf8')).match(
+      /-----BEGIN X509 CRL-----[\s\S]*?-----END X509 CRL-----\n/g,
+    );
+    const issuers: string[] = [];
+    for (const block of blocks ?? []) {
+      const result = await run('openssl', ['crl', '-noout', '-issuer'], { input: block });
+      expect(result.code, result.stderr).toBe(0);
+      issuers.push(result.stdout.trim());
+    }
+    return issuers;
+  }
+
+  it("writes the portal's CRL and each --also CRL (PEM or DER) into one PEM file", async () => {
+    const other = await otherCaCrl();
+    const out = path.join(workDir, 'bundle', 'crl-bundle.pem');
+    await run('mkdir', ['-p', path.dirname(out)]);
+    const result = await cli(['tak', 'crl-bundle', '--also', other.pem, '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`CRL bundle of 2 CRL(s) written to ${out}`);
+    expect(result.stdout).toContain('CN=TAK Server CA: 0 revoked');
+    expect(await issuersIn(out)).toEqual([
+      'issuer=O = portal.localhost, CN = Callsign Portal Issuing CA',
+      'issuer=CN = TAK Server CA',
+    ]);
+    expect((await stat(out)).mode & 0o777).toBe(0o644);
+
+    // DER, and the file given after a single --also; without --out, the bundle goes to stdout.
+    const second = await otherCaCrl();
+    const toStdout = await cli(['tak', 'crl-bundle', '--also', other.der, second.pem]);
+    expect(toStdout.code, toStdout.stderr).toBe(0);
+    expect(toStdout.stderr).toContain('CRL bundle of 3 CRL(s)');
+    const file = path.join(workDir, 'bundle', 'stdout.pem');
+    await writeFile(file, toStdout.stdout);
+    expect(await issuersIn(file)).toHaveLength(3);
+  });
+
+  it('refuses a file that is not a CRL or an expired CRL, and writes nothing', async () => {
+    const other = await otherCaCrl();
+    // Signed in 2020 and due again a week later.
+    const expired = await otherCaCrl([
+      '-crl_lastupdate', '20200101000000Z', '-crl_nextupdate', '20200108000000Z',
+    ]); // prettier-ignore
+    const out = path.join(workDir, 'bundle', 'refused.pem');
+    const notCrl = await cli(['tak', 'crl-bundle', '--also', other.pem, other.cert, '--out', out]);
+    expect(notCrl.code).toBe(1);
+    expect(notCrl.stderr).toBe(
+      `tak crl-bundle: ${other.cert}: not a CRL (the PEM holds CERTIFICATE); nothing written\n`,
+    );
+    const missing = await cli(['tak', 'crl-bundle', '--also', path.join(workDir, 'nope.crl')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('cannot read');
+    expect(missing.stdout).toBe('');
+    expect(existsSync(out)).toBe(false);
+
+    const lapsed = await cli(['tak', 'crl-bundle', '--also', other.der, expired.pem, '--out', out]);
+    expect(lapsed.stderr).toBe(
+      `tak crl-bundle: ${expired.pem}: the CRL of CN=TAK Server CA expired at ` +
+        '2020-01-08T00:00:00.000Z (past its nextUpdate); fetch or sign a fresh one; nothing written\n',
+    );
+    expect(lapsed.code).toBe(1);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('explains a missing subcommand', async () => {
+    const result = await cli(['tak']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('tak takes a subcommand: crl-bundle');
   });
 });
 

@@ -210,9 +210,9 @@ async function startStandIn(files: string) {
     STAND_IN,
     String(takPort),
     path.join(files, 'takserver.jks'),
-    path.join(files, 'truststore-portal.jks'),
+    path.join(files, 'truststore-root.jks'),
     'atakatak',
-    path.join(files, 'portal-crl.pem'),
+    path.join(files, 'crl-bundle.pem'),
   ]);
   let log = '';
   child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -254,41 +254,95 @@ describe('docs/tak.md, followed on this machine (no TAK Server)', () => {
       // The guide's curl has a publicly trusted portal in mind; here it is the portal's own CA.
       CURL_CA_BUNDLE: portal.chainFile,
     };
+    // A TAK Server in use, as TAK's makeRootCa.sh leaves it: its own CA in truststore-root.jks
+    // and that CA's (empty) CRL in ca.crl.
+    const at = (name: string) => path.join(files, name);
+    const steps = [
+      ['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+        '-keyout', at('ca-do-not-share.key'), '-out', at('ca.pem'), '-subj', '/CN=TAK Server CA',
+        '-days', '30'],
+      ['keytool', '-import', '-trustcacerts', '-file', at('ca.pem'), '-keystore',
+        at('truststore-root.jks'), '-alias', 'takserver-ca', '-storepass', 'atakatak', '-noprompt'],
+      ['openssl', 'ca', '-config', at('ca.cfg'), '-gencrl', '-keyfile', at('ca-do-not-share.key'),
+        '-cert', at('ca.pem'), '-out', at('ca.crl')],
+    ]; // prettier-ignore
+    await writeFile(at('crl_index.txt'), '');
+    await writeFile(
+      at('ca.cfg'),
+      `[ca]\ndefault_ca=x\n[x]\ndatabase=${at('crl_index.txt')}\ndefault_md=sha256\n` +
+        'default_crl_days=730\n',
+    );
+    for (const [command, ...args] of steps) {
+      const result = await run(command!, args);
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+    }
   });
 
   const takCheck = () =>
     run('node', [CLI, 'tak-check', '--address', '127.0.0.1', '--timeout', '10'], { env });
 
-  it('makes the TAK Server key store, truststore and CRL with the commands as written', async () => {
+  it('makes the key store, adds the portal CA beside the existing one and writes the CRL bundle, as written', async () => {
     const blocks = await guideBlocks();
     const steps = blocks.filter(
-      (block) => block.includes('keytool -importkeystore') || block.includes('keytool -importcert'),
+      (block) =>
+        block.includes('keytool -importkeystore') ||
+        block.includes('keytool -importcert') ||
+        block.includes('tak crl-bundle'),
     );
-    expect(steps).toHaveLength(2);
+    expect(steps).toHaveLength(3);
     for (const block of steps) {
       const script = block
         .replaceAll('npm run --silent portal --', `node '${CLI}'`)
         .replaceAll('/opt/tak/certs/files', files)
         .replaceAll('/tmp/tak', path.join(work, 'tak'))
-        .replaceAll('https://portal.example.org', portal.origin('public'));
+        .replaceAll('http://portal.example.org', `http://127.0.0.1:${portal.port}`);
       const result = await run('bash', ['-euo', 'pipefail', '-c', script], { cwd: work, env });
       expect(result.code, `${script}\n${result.stdout}${result.stderr}`).toBe(0);
     }
     const list = (store: string) =>
       run('keytool', ['-list', '-keystore', path.join(files, store), '-storepass', 'atakatak']);
     expect((await list('takserver.jks')).stdout).toMatch(/^takserver, .*PrivateKeyEntry/m);
-    const trust = (await list('truststore-portal.jks')).stdout;
+    // The existing CA stays; the portal's two are beside it.
+    const trust = (await list('truststore-root.jks')).stdout;
+    expect(trust).toContain('Your keystore contains 3 entries');
+    expect(trust).toMatch(/^takserver-ca, .*trustedCertEntry/m);
     expect(trust).toMatch(/^portal-issuing, .*trustedCertEntry/m);
     expect(trust).toMatch(/^portal-root, .*trustedCertEntry/m);
-    const crl = await run('openssl', [
-      'crl',
-      '-in',
-      path.join(files, 'portal-crl.pem'),
-      '-noout',
-      '-CAfile',
-      path.join(files, 'portal-ca.pem'),
-    ]);
-    expect(crl.code, crl.stderr).toBe(0);
+    // The bundle: the portal's CRL first (signed by its CA), then TAK Server's own CA's.
+    const bundle = await readFile(path.join(files, 'crl-bundle.pem'), 'utf8');
+    const crls = bundle.match(/-----BEGIN X509 CRL-----[\s\S]*?-----END X509 CRL-----\n/g) ?? [];
+    expect(crls).toHaveLength(2);
+    const first = await run(
+      'openssl',
+      ['crl', '-noout', '-issuer', '-CAfile', path.join(files, 'portal-ca.pem')],
+      { input: crls[0] },
+    );
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('Callsign Portal Issuing CA');
+    const second = await run(
+      'openssl',
+      ['crl', '-noout', '-issuer', '-CAfile', path.join(files, 'ca.pem')],
+      {
+        input: crls[1],
+      },
+    );
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('TAK Server CA');
+  });
+
+  it("the guide's CoreConfig.xml: OCSP on, the bundle first, cert_https moved to 8447, the same truststore", async () => {
+    const guide = await readFile(path.join(REPO_ROOT, 'docs', 'tak.md'), 'utf8');
+    const xml = /```xml\n([\s\S]*?)```/.exec(guide)?.[1] ?? '';
+    expect(xml).toMatch(/<tls [^>]*enableOCSP="true"/);
+    // responderUrl goes into the certificates TAK Server's own CA signs, never the portal's URL.
+    expect(xml).not.toContain('responderUrl');
+    const crls = [...xml.matchAll(/<crl [^>]*crlFile="([^"]+)"/g)].map((match) => match[1]);
+    expect(crls).toEqual(['certs/files/crl-bundle.pem', 'certs/files/ca.crl']);
+    expect(xml).toMatch(/<connector port="8447" clientAuth="false" _name="cert_https"\/>/);
+    expect(xml).not.toMatch(/<connector port="8446"/);
+    // The truststore the keytool steps added the portal's CA to, beside TAK Server's own.
+    expect(xml).toContain('truststoreFile="certs/files/truststore-root.jks"');
+    expect(guide).not.toMatch(/truststore-portal\.jks/);
   });
 
   it('tak-check against a JVM set up like TAK Server with those files: green after a CRL refresh', async () => {
@@ -314,7 +368,10 @@ describe('docs/tak.md, followed on this machine (no TAK Server)', () => {
           ...env,
           CRL_URL: `${portal.origin('public')}/ca/crl.pem`,
           CA_FILE: path.join(files, 'portal-ca.pem'),
-          CRL_FILE: path.join(files, 'portal-crl.pem'),
+          CRL_FILE: path.join(files, 'crl-bundle.pem'),
+          ALSO_CRLS: path.join(files, 'ca.crl'),
+          // The stand-in checks the CRL file alone (no OCSP): it needs the restart on a change.
+          RESTART_ON_CHANGE: 'yes',
           RELOAD_COMMAND: `touch '${marker}'`,
         },
       },
@@ -343,7 +400,7 @@ describe('docs/tak.md, followed on this machine (no TAK Server)', () => {
       thisUpdate: new Date(Date.now() - 30 * day),
       nextUpdate: new Date(Date.now() - 16 * day),
     });
-    await writeFile(path.join(files, 'portal-crl.pem'), lapsed.pem);
+    await writeFile(path.join(files, 'crl-bundle.pem'), lapsed.pem);
     const standIn = await startStandIn(files);
     try {
       const result = await takCheck();

@@ -61,6 +61,8 @@ describe('deploy/tak-server/refresh-crl.sh', () => {
       CRL_URL: `${portal.origin('public')}/ca/crl.pem`,
       CA_FILE: portal.chainFile,
       CRL_FILE: crlFile,
+      // A TAK Server whose streaming input reads only the CRL (no OCSP): a restart on each change.
+      RESTART_ON_CHANGE: 'yes',
       // Stands in for "systemctl restart takserver": counts the reloads.
       RELOAD_COMMAND: `echo reload >> '${marker}'`,
     };
@@ -160,6 +162,201 @@ describe('deploy/tak-server/refresh-crl.sh', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toContain('the installed copy is not a readable CRL');
     expect(result.stderr).toContain('failed: TAK Server still uses its old copy');
+  });
+});
+
+/** Another CA's CRL as TAK Server's makeRootCa.sh / revokeCert.sh write it (`openssl ca -gencrl`). */
+async function otherCaCrl(dir: string, name: string, dates: string[] = []) {
+  const at = (file: string) => path.join(dir, `${name.replaceAll(' ', '-')}-${file}`);
+  const made = await run('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+    '-keyout', at('ca.key'), '-out', at('ca.pem'), '-subj', `/CN=${name}`, '-days', '30',
+  ]); // prettier-ignore
+  expect(made.code, made.stderr).toBe(0);
+  await writeFile(at('index.txt'), '');
+  await writeFile(
+    at('ca.cnf'),
+    `[ca]\ndefault_ca=x\n[x]\ndatabase=${at('index.txt')}\ndefault_md=sha256\ndefault_crl_days=730\n`,
+  );
+  const gencrl = async () => {
+    const result = await run('openssl', [
+      'ca', '-config', at('ca.cnf'), '-gencrl', '-keyfile', at('ca.key'), '-cert', at('ca.pem'),
+      '-out', at('ca.crl'), ...dates,
+    ]); // prettier-ignore
+    expect(result.code, result.stderr).toBe(0);
+  };
+  await gencrl();
+  return {
+    crl: at('ca.crl'),
+    cert: at('ca.pem'),
+    /** Revokes a certificate of this CA (its own, for want of another) and writes the CRL again. */
+    async revokeOne() {
+      const result = await run('openssl', [
+        'ca', '-config', at('ca.cnf'), '-revoke', at('ca.pem'), '-keyfile', at('ca.key'),
+        '-cert', at('ca.pem'),
+      ]); // prettier-ignore
+      expect(result.code, result.stderr).toBe(0);
+      await gencrl();
+    },
+  };
+}
+
+/** The issuer of each CRL of a PEM bundle, in order. */
+async function issuersIn(file: string) {
+  const blocks = (await readFile(file, 'utf8')).match(
+    /-----BEGIN X509 CRL-----[\s\S]*?-----END X509 CRL-----\n/g,
+  );
+  const issuers: string[] = [];
+  for (const block of blocks ?? []) {
+    const result = await run('openssl', ['crl', '-noout', '-issuer'], { input: block });
+    expect(result.code, result.stderr).toBe(0);
+    issuers.push(result.stdout.trim().replace(/^issuer=/, ''));
+  }
+  return issuers;
+}
+
+describe('refresh-crl.sh with other CAs (ALSO_CRLS) and OCSP (RESTART_ON_CHANGE=no, the default)', () => {
+  let dir: string;
+  let bundleFile: string;
+  let marker: string;
+  let env: Record<string, string>;
+  let takCa: Awaited<ReturnType<typeof otherCaCrl>>;
+  let fedCa: Awaited<ReturnType<typeof otherCaCrl>>;
+
+  beforeAll(async () => {
+    dir = path.join(portal.workDir, 'bundle');
+    await run('mkdir', ['-p', dir]);
+    takCa = await otherCaCrl(dir, 'TAK Server CA');
+    fedCa = await otherCaCrl(dir, 'Federation CA');
+    const fedDer = path.join(dir, 'fed.der');
+    await run('openssl', ['crl', '-in', fedCa.crl, '-outform', 'DER', '-out', fedDer]);
+    bundleFile = path.join(dir, 'crl-bundle.pem');
+    marker = path.join(dir, 'reloads');
+    env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      CRL_URL: `${portal.origin('public')}/ca/crl.pem`,
+      CA_FILE: portal.chainFile,
+      CRL_FILE: bundleFile,
+      ALSO_CRLS: `${takCa.crl} ${fedDer}`,
+      RELOAD_COMMAND: `echo reload >> '${marker}'`,
+    };
+  });
+
+  const refresh = (extra: Record<string, string> = {}) =>
+    run('bash', [SCRIPT], { env: { ...env, ...extra } });
+  const reloads = async () =>
+    existsSync(marker) ? (await readFile(marker, 'utf8')).split('\n').filter(Boolean).length : 0;
+
+  it("installs one PEM bundle: the portal's CRL first, then each other CA's (PEM or DER)", async () => {
+    const first = await refresh();
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('none installed yet');
+    expect(await reloads()).toBe(1);
+    expect(await issuersIn(bundleFile)).toEqual([
+      'O = portal.localhost, CN = Callsign Portal Issuing CA',
+      'CN = TAK Server CA',
+      'CN = Federation CA',
+    ]);
+    // What TAK Server loaded, kept to know when it lapses.
+    expect(await readFile(`${bundleFile}.loaded`, 'utf8')).toBe(await readFile(bundleFile, 'utf8'));
+    expect((await refresh()).stdout).toMatch(/unchanged \(\d+ revoked; installed copy valid until/);
+    expect(await reloads()).toBe(1);
+  });
+
+  it('installs a changed revoked list without restarting TAK Server, and says why', async () => {
+    const key = await portal.addMember('Heron3');
+    await revokeMember(portal.portal.database.db, portal.portal.certificates, {
+      callsign: 'Heron3',
+      actor: 'test',
+      clientAddress: null,
+    });
+    const changed = await refresh();
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).toContain('the revoked list changed');
+    expect(changed.stdout).toContain('no restart (RESTART_ON_CHANGE=no)');
+    expect(await reloads()).toBe(1);
+    const listed = await run('openssl', ['crl', '-in', bundleFile, '-noout', '-text']);
+    expect(listed.stdout.toUpperCase()).toContain(key.serial.toUpperCase());
+
+    // Another CA's revocation is a change as well.
+    await takCa.revokeOne();
+    const other = await refresh();
+    expect(other.stdout).toMatch(/the revoked list changed \((\d+) -> \d+ entries\)/);
+    expect(other.stdout).toContain('no restart');
+    expect(await reloads()).toBe(1);
+    expect((await refresh()).stdout).toContain('unchanged');
+
+    // RESTART_ON_CHANGE=yes restarts on the next change.
+    await fedCa.revokeOne();
+    await run('openssl', [
+      'crl',
+      '-in',
+      fedCa.crl,
+      '-outform',
+      'DER',
+      '-out',
+      path.join(dir, 'fed.der'),
+    ]);
+    const restarted = await refresh({ RESTART_ON_CHANGE: 'yes' });
+    expect(restarted.stdout).toContain('the revoked list changed');
+    expect(restarted.stdout).toContain('ran: echo reload');
+    expect(await reloads()).toBe(2);
+  });
+
+  it("is read by Java whole as Tomcat reads it, and only the first CRL as TAK Server's streaming input reads a file", async (context) => {
+    const java = await run('sh', ['-c', 'command -v java']);
+    if (java.code !== 0) context.skip('java is not installed');
+    const result = await run(
+      'java',
+      [path.join(import.meta.dirname, 'jvm', 'CrlFileReads.java'), bundleFile],
+      {
+        timeout: 120_000,
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    // Hence docs/tak.md: the bundle as the first <crl>, then each other CA's file again.
+    expect(result.stdout).toBe(
+      'generateCRL: CN=Callsign Portal Issuing CA, O=portal.localhost\n' +
+        'generateCRLs: CN=Callsign Portal Issuing CA, O=portal.localhost; CN=TAK Server CA; CN=Federation CA\n',
+    );
+  });
+
+  it('restarts TAK Server when the copy it loaded nears its nextUpdate, though the installed one is current', async () => {
+    // Installed without a restart: TAK Server still holds the copy loaded by its last restart.
+    const old = await otherCaCrl(dir, 'Old CA', [
+      '-crl_lastupdate', '20200101000000Z', '-crl_nextupdate', '20200108000000Z',
+    ]); // prettier-ignore
+    await writeFile(`${bundleFile}.loaded`, await readFile(old.crl));
+    const result = await refresh();
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('the copy TAK Server loaded expires 2020-01-08 00:00 UTC');
+    expect(await reloads()).toBe(3);
+    expect((await refresh()).stdout).toContain('unchanged');
+    expect(await reloads()).toBe(3);
+  });
+
+  it('installs nothing when an ALSO_CRLS file is missing, not a CRL, or past its nextUpdate', async () => {
+    const before = await readFile(bundleFile, 'utf8');
+    const expired = await otherCaCrl(dir, 'Lapsed CA', [
+      '-crl_lastupdate', '20200101000000Z', '-crl_nextupdate', '20200108000000Z',
+    ]); // prettier-ignore
+    const cases: [string, string][] = [
+      [path.join(dir, 'missing.crl'), 'cannot read'],
+      [takCa.cert, 'is not a CRL (PEM or DER)'],
+      [
+        expired.crl,
+        'is past its nextUpdate (2020-01-08 00:00 UTC): every client of its CA would be refused',
+      ],
+    ];
+    for (const [file, message] of cases) {
+      const result = await refresh({ ALSO_CRLS: `${takCa.crl} ${file}`, RENEW_DAYS: '1000' });
+      expect(result.code, result.stdout + result.stderr).toBe(1);
+      expect(result.stderr).toContain(message);
+      expect(result.stderr).toContain('left as it was');
+    }
+    expect(await readFile(bundleFile, 'utf8')).toBe(before);
+    expect(await reloads()).toBe(3);
+    expect((await refresh({ RESTART_ON_CHANGE: 'maybe' })).code).toBe(64);
   });
 });
 
