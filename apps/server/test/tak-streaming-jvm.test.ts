@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiPaths } from '@callsign/contract';
 import { probeTls, type ClientIdentity } from '../src/cli/tak-check/tls-probe.js';
 import { freePort, run } from './support/processes.js';
+import { SERVER_DIST } from './support/repo.js';
 import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
 
 // TAK Server's streaming input (8089) as TakStreamingInput.java copies it from TAK Server 5.7's
@@ -16,6 +17,7 @@ import { startTestPortal, type MemberKey, type TestPortal } from './support/test
 // a test: what it refuses, it refuses without one.
 
 const INPUT = fileURLToPath(new URL('./jvm/TakStreamingInput.java', import.meta.url));
+const CLI = path.join(SERVER_DIST, 'cli.js');
 const TAK_HOST = 'tak.example.org';
 const STORE_PASSWORD = 'atakatak';
 
@@ -414,6 +416,77 @@ describe('streaming input with CRL files only', () => {
     input = await startInput(true, [lapsed, files.existingCrl]);
     try {
       expect(await handshake(await memberIdentity(key))).toBe('accepted');
+    } finally {
+      await input.stop();
+    }
+  });
+});
+
+describe('tak-check against the streaming input', () => {
+  const takCheck = (extra: string[] = []) =>
+    run('node', [CLI, 'tak-check', '--address', '127.0.0.1', '--timeout', '20', ...extra], {
+      timeout: 120_000,
+      env: {
+        ...process.env,
+        PORTAL_DATA_DIR: portal.dataDir,
+        // The service's own address: the OCSP URL written into the test member's certificate.
+        PORTAL_PORT: String(portal.port),
+        PORTAL_LOG_LEVEL: 'silent',
+        TAK_HOST,
+        TAK_PORT: String(takPort),
+      },
+    });
+
+  it('with enableOCSP: a key revoked during the run is refused, and the existing CA client accepted', async () => {
+    await writeFile(files.portalCrl, (await portal.curl('public', '/ca/crl.pem')).body);
+    const input = await startInput(true, [files.portalCrl, files.existingCrl]);
+    try {
+      const result = await takCheck([
+        '--existing-client',
+        `${files.existingClient}:${STORE_PASSWORD}`,
+      ]);
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout).toMatch(
+        /^OK {3}revoked key refused at once: TakCheck\d+ \(serial [0-9a-f]+, revoked \d+ ms before\) refused with .*, without a restart$/m,
+      );
+      expect(result.stdout).toMatch(/^OK {3}existing CA client accepted: .*admin\.p12 accepted/m);
+      expect(result.stdout).toContain('tak-check: 0 of 8 checks failed');
+      expect(await input.logged(/^refused: .*Certificate has been revoked/m)).toMatch(
+        /^refused: .*Certificate has been revoked/m,
+      );
+    } finally {
+      await input.stop();
+    }
+  });
+
+  it('with CRL files only: the revoked-at-once check fails and names enableOCSP', async () => {
+    const input = await startInput(false, [files.portalCrl]);
+    try {
+      const result = await takCheck([
+        '--existing-client',
+        `${files.existingClient}:${STORE_PASSWORD}`,
+      ]);
+      expect(result.code, result.stdout + result.stderr).toBe(3);
+      expect(result.stdout).toMatch(
+        /^FAIL revoked key refused at once: revoked certificate accepted: .*set enableOCSP="true" on <tls> in CoreConfig\.xml/m,
+      );
+      // The existing CA's CRL is missing from its <crl> entries: its client is locked out.
+      expect(result.stdout).toMatch(
+        /^FAIL existing CA client accepted: .*admin\.p12 refused with .*CRL/m,
+      );
+    } finally {
+      await input.stop();
+    }
+  });
+
+  it('says SKIP for the existing CA client when none is given', async () => {
+    const input = await startInput(true, [files.portalCrl, files.existingCrl]);
+    try {
+      const result = await takCheck();
+      expect(result.stdout).toMatch(
+        /^SKIP existing CA client accepted: no --existing-client PFX\[:PASSWORD\] given$/m,
+      );
+      expect(result.code, result.stdout + result.stderr).toBe(0);
     } finally {
       await input.stop();
     }
