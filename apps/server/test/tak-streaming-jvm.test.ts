@@ -3,8 +3,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testEngines } from '../src/db/test-engines.testing.js';
 import { apiPaths } from '@callsign/contract';
 import { probeTls, type ClientIdentity } from '../src/cli/tak-check/tls-probe.js';
+import { portalOnScratchDatabase, type DatabaseEnv } from './support/portal-on-engine.js';
 import { freePort, run } from './support/processes.js';
 import { SERVER_DIST } from './support/repo.js';
 import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
@@ -22,6 +24,8 @@ const TAK_HOST = 'tak.example.org';
 const STORE_PASSWORD = 'atakatak';
 
 let portal: TestPortal;
+/** DATABASE_URL of the engine (empty: SQLite), for the tak-check command too. */
+let databaseEnv: DatabaseEnv;
 let dir: string;
 let takPort: number;
 /** `127.0.0.1 {portal host}`: where the JVM finds the OCSP URL's host (jdk.net.hosts.file). */
@@ -128,11 +132,13 @@ async function makeExistingCa() {
   ]);
 }
 
-beforeAll(async () => {
+/** The portal on one engine, TAK Server's key store and truststore, the existing CA. */
+async function setUp(env: DatabaseEnv): Promise<TestPortal> {
+  databaseEnv = env;
   const java = await run('sh', ['-c', 'command -v java && command -v keytool']);
   expect(java.code, 'install a JRE: apt-get install default-jre-headless').toBe(0);
   takPort = await freePort();
-  portal = await startTestPortal({ env: { TAK_HOST, TAK_PORT: String(takPort) } });
+  portal = await startTestPortal({ env: { ...env, TAK_HOST, TAK_PORT: String(takPort) } });
   dir = portal.workDir;
   hostsFile = path.join(dir, 'hosts');
   await writeFile(hostsFile, `127.0.0.1 ${portal.host}\n`);
@@ -185,11 +191,8 @@ beforeAll(async () => {
   }
   files.portalCrl = path.join(dir, 'portal-crl.pem');
   await writeFile(files.portalCrl, (await portal.curl('public', '/ca/crl.pem')).body);
-});
-
-afterAll(async () => {
-  await portal.destroy();
-});
+  return portal;
+}
 
 interface Listener {
   pid: number | undefined;
@@ -283,212 +286,217 @@ async function lapsedPortalCrl(): Promise<string> {
   return file;
 }
 
-describe('streaming input with enableOCSP="true"', () => {
-  let input: Listener;
+describe.each(testEngines())('on $name', (engine) => {
+  portalOnScratchDatabase(engine, setUp);
 
-  beforeAll(async () => {
-    input = await startInput(true, [files.portalCrl, files.existingCrl]);
-  });
+  describe('streaming input with enableOCSP="true"', () => {
+    let input: Listener;
 
-  afterAll(async () => {
-    await input.stop();
-  });
+    beforeAll(async () => {
+      input = await startInput(true, [files.portalCrl, files.existingCrl]);
+    });
 
-  it("accepts a member's key and a client of the existing CA", async () => {
-    const key = await portal.addMember('Heron5');
-    expect(await handshake(await memberIdentity(key))).toBe('accepted');
-    expect(await handshake(await existingIdentity())).toBe('accepted');
-    expect(await input.logged(/^accepted CN=Heron5$/m)).toMatch(/^accepted CN=Heron5$/m);
-    expect(await input.logged(/^accepted CN=admin,O=Existing TAK$/m)).toMatch(
-      /^accepted CN=admin,O=Existing TAK$/m,
-    );
-  });
-
-  it('refuses a key revoked through the API on the next handshake, within 2 s, without a restart', async () => {
-    const laptop = await portal.addMember('Kestrel3');
-    const phone = await portal.issueKey('Kestrel3');
-    expect(await handshake(await memberIdentity(phone))).toBe('accepted');
-    const pid = input.pid;
-
-    await revokeOwnKey(laptop, phone);
-    const revokedAt = Date.now();
-    const verdict = await handshake(await memberIdentity(phone));
-    const tookMs = Date.now() - revokedAt;
-    expect(verdict).toMatch(/^refused: /);
-    expect(tookMs).toBeLessThan(2000);
-    // The JVM's own words: revoked, by the portal's OCSP signer.
-    expect(await input.logged(/^refused: .*Certificate has been revoked/m)).toMatch(
-      /^refused: .*Certificate has been revoked/m,
-    );
-    expect(input.pid).toBe(pid);
-    // The member's other key, and the existing CA's client, are still let in.
-    expect(await handshake(await memberIdentity(laptop))).toBe('accepted');
-    expect(await handshake(await existingIdentity())).toBe('accepted');
-  });
-});
-
-describe('streaming input with CRL files only', () => {
-  it('accepts members and the existing CA client when each CA has its <crl>, and lets a revoked key in until a restart', async () => {
-    const laptop = await portal.addMember('Plover8');
-    const phone = await portal.issueKey('Plover8');
-    await writeFile(files.portalCrl, (await portal.curl('public', '/ca/crl.pem')).body);
-    let input = await startInput(false, [files.portalCrl, files.existingCrl]);
-    try {
-      expect(await handshake(await memberIdentity(phone))).toBe('accepted');
-      expect(await handshake(await existingIdentity())).toBe('accepted');
-      await revokeOwnKey(laptop, phone);
-      // What the audit found: the CRL was read when the listener started, and only then.
-      expect(await handshake(await memberIdentity(phone))).toBe('accepted');
-    } finally {
+    afterAll(async () => {
       await input.stop();
-    }
-    // The refresh script's way: fetch the CRL, restart (which drops every connection).
-    await writeFile(files.portalCrl, (await portal.curl('public', '/ca/crl.pem')).body);
-    input = await startInput(false, [files.portalCrl, files.existingCrl]);
-    try {
-      expect(await handshake(await memberIdentity(phone))).toMatch(/^refused: /);
+    });
+
+    it("accepts a member's key and a client of the existing CA", async () => {
+      const key = await portal.addMember('Heron5');
+      expect(await handshake(await memberIdentity(key))).toBe('accepted');
+      expect(await handshake(await existingIdentity())).toBe('accepted');
+      expect(await input.logged(/^accepted CN=Heron5$/m)).toMatch(/^accepted CN=Heron5$/m);
+      expect(await input.logged(/^accepted CN=admin,O=Existing TAK$/m)).toMatch(
+        /^accepted CN=admin,O=Existing TAK$/m,
+      );
+    });
+
+    it('refuses a key revoked through the API on the next handshake, within 2 s, without a restart', async () => {
+      const laptop = await portal.addMember('Kestrel3');
+      const phone = await portal.issueKey('Kestrel3');
+      expect(await handshake(await memberIdentity(phone))).toBe('accepted');
+      const pid = input.pid;
+
+      await revokeOwnKey(laptop, phone);
+      const revokedAt = Date.now();
+      const verdict = await handshake(await memberIdentity(phone));
+      const tookMs = Date.now() - revokedAt;
+      expect(verdict).toMatch(/^refused: /);
+      expect(tookMs).toBeLessThan(2000);
+      // The JVM's own words: revoked, by the portal's OCSP signer.
       expect(await input.logged(/^refused: .*Certificate has been revoked/m)).toMatch(
         /^refused: .*Certificate has been revoked/m,
       );
+      expect(input.pid).toBe(pid);
+      // The member's other key, and the existing CA's client, are still let in.
       expect(await handshake(await memberIdentity(laptop))).toBe('accepted');
       expect(await handshake(await existingIdentity())).toBe('accepted');
-    } finally {
-      await input.stop();
-    }
+    });
   });
 
-  it("refuses every client of a trusted CA whose CRL it does not hold (the portal's CRL alone)", async () => {
-    const input = await startInput(false, [files.portalCrl]);
-    try {
-      const key = await portal.addMember('Snipe2');
-      expect(await handshake(await memberIdentity(key))).toBe('accepted');
-      expect(await handshake(await existingIdentity())).toMatch(/^refused: /);
-      expect(await input.logged(/^refused: .*revocation status/im)).toMatch(
-        /^refused: .*revocation status/im,
-      );
-    } finally {
-      await input.stop();
-    }
-  });
-
-  it('a <crl> file holding both CRLs one after the other: the JVM reads the first only', async () => {
-    // SSLConfig.initTrust reads each crlFile with CertificateFactory.generateCRL (one CRL), not
-    // generateCRLs: every CA needs a <crl> element of its own.
-    const key = await portal.addMember('Dunlin4');
-    const bundle = path.join(dir, 'crl-bundle.pem');
-    const portalPem = await readFile(files.portalCrl, 'utf8');
-    const existingPem = await readFile(files.existingCrl, 'utf8');
-    for (const [first, second, admitted] of [
-      [portalPem, existingPem, 'member'],
-      [existingPem, portalPem, 'existing'],
-    ] as const) {
-      await writeFile(bundle, first + second);
-      const input = await startInput(false, [bundle]);
+  describe('streaming input with CRL files only', () => {
+    it('accepts members and the existing CA client when each CA has its <crl>, and lets a revoked key in until a restart', async () => {
+      const laptop = await portal.addMember('Plover8');
+      const phone = await portal.issueKey('Plover8');
+      await writeFile(files.portalCrl, (await portal.curl('public', '/ca/crl.pem')).body);
+      let input = await startInput(false, [files.portalCrl, files.existingCrl]);
       try {
-        const member = await handshake(await memberIdentity(key));
-        const existing = await handshake(await existingIdentity());
-        expect({ member, existing }).toEqual(
-          admitted === 'member'
-            ? { member: 'accepted', existing: expect.stringMatching(/^refused: /) as unknown }
-            : { member: expect.stringMatching(/^refused: /) as unknown, existing: 'accepted' },
+        expect(await handshake(await memberIdentity(phone))).toBe('accepted');
+        expect(await handshake(await existingIdentity())).toBe('accepted');
+        await revokeOwnKey(laptop, phone);
+        // What the audit found: the CRL was read when the listener started, and only then.
+        expect(await handshake(await memberIdentity(phone))).toBe('accepted');
+      } finally {
+        await input.stop();
+      }
+      // The refresh script's way: fetch the CRL, restart (which drops every connection).
+      await writeFile(files.portalCrl, (await portal.curl('public', '/ca/crl.pem')).body);
+      input = await startInput(false, [files.portalCrl, files.existingCrl]);
+      try {
+        expect(await handshake(await memberIdentity(phone))).toMatch(/^refused: /);
+        expect(await input.logged(/^refused: .*Certificate has been revoked/m)).toMatch(
+          /^refused: .*Certificate has been revoked/m,
+        );
+        expect(await handshake(await memberIdentity(laptop))).toBe('accepted');
+        expect(await handshake(await existingIdentity())).toBe('accepted');
+      } finally {
+        await input.stop();
+      }
+    });
+
+    it("refuses every client of a trusted CA whose CRL it does not hold (the portal's CRL alone)", async () => {
+      const input = await startInput(false, [files.portalCrl]);
+      try {
+        const key = await portal.addMember('Snipe2');
+        expect(await handshake(await memberIdentity(key))).toBe('accepted');
+        expect(await handshake(await existingIdentity())).toMatch(/^refused: /);
+        expect(await input.logged(/^refused: .*revocation status/im)).toMatch(
+          /^refused: .*revocation status/im,
         );
       } finally {
         await input.stop();
       }
-    }
-  });
-
-  it('the cliff: a CRL past nextUpdate refuses every member of its CA; OCSP still lets them in', async () => {
-    const lapsed = await lapsedPortalCrl();
-    const key = await portal.addMember('Curlew6');
-    let input = await startInput(false, [lapsed, files.existingCrl]);
-    try {
-      expect(await handshake(await memberIdentity(key))).toMatch(/^refused: /);
-      expect(await input.logged(/^refused: .*revocation status/im)).toMatch(
-        /^refused: .*revocation status/im,
-      );
-      // The other CA's clients are judged by their own CRL.
-      expect(await handshake(await existingIdentity())).toBe('accepted');
-    } finally {
-      await input.stop();
-    }
-    // With enableOCSP the JVM asks OCSP first and reads the CRL only when OCSP gives no answer.
-    input = await startInput(true, [lapsed, files.existingCrl]);
-    try {
-      expect(await handshake(await memberIdentity(key))).toBe('accepted');
-    } finally {
-      await input.stop();
-    }
-  });
-});
-
-describe('tak-check against the streaming input', () => {
-  const takCheck = (extra: string[] = []) =>
-    run('node', [CLI, 'tak-check', '--address', '127.0.0.1', '--timeout', '20', ...extra], {
-      timeout: 120_000,
-      env: {
-        ...process.env,
-        PORTAL_DATA_DIR: portal.dataDir,
-        // The service's own address: the OCSP URL written into the test member's certificate.
-        PORTAL_PORT: String(portal.port),
-        PORTAL_LOG_LEVEL: 'silent',
-        TAK_HOST,
-        TAK_PORT: String(takPort),
-      },
     });
 
-  it('with enableOCSP: a key revoked during the run is refused, and the existing CA client accepted', async () => {
-    await writeFile(files.portalCrl, (await portal.curl('public', '/ca/crl.pem')).body);
-    const input = await startInput(true, [files.portalCrl, files.existingCrl]);
-    try {
-      const result = await takCheck([
-        '--existing-client',
-        `${files.existingClient}:${STORE_PASSWORD}`,
-      ]);
-      expect(result.code, result.stdout + result.stderr).toBe(0);
-      expect(result.stdout).toMatch(
-        /^OK {3}revoked key refused at once: TakCheck\d+ \(serial [0-9a-f]+, revoked \d+ ms before\) refused with .*, without a restart$/m,
-      );
-      expect(result.stdout).toMatch(/^OK {3}existing CA client accepted: .*admin\.p12 accepted/m);
-      expect(result.stdout).toContain('tak-check: 0 of 8 checks failed');
-      expect(await input.logged(/^refused: .*Certificate has been revoked/m)).toMatch(
-        /^refused: .*Certificate has been revoked/m,
-      );
-    } finally {
-      await input.stop();
-    }
+    it('a <crl> file holding both CRLs one after the other: the JVM reads the first only', async () => {
+      // SSLConfig.initTrust reads each crlFile with CertificateFactory.generateCRL (one CRL), not
+      // generateCRLs: every CA needs a <crl> element of its own.
+      const key = await portal.addMember('Dunlin4');
+      const bundle = path.join(dir, 'crl-bundle.pem');
+      const portalPem = await readFile(files.portalCrl, 'utf8');
+      const existingPem = await readFile(files.existingCrl, 'utf8');
+      for (const [first, second, admitted] of [
+        [portalPem, existingPem, 'member'],
+        [existingPem, portalPem, 'existing'],
+      ] as const) {
+        await writeFile(bundle, first + second);
+        const input = await startInput(false, [bundle]);
+        try {
+          const member = await handshake(await memberIdentity(key));
+          const existing = await handshake(await existingIdentity());
+          expect({ member, existing }).toEqual(
+            admitted === 'member'
+              ? { member: 'accepted', existing: expect.stringMatching(/^refused: /) as unknown }
+              : { member: expect.stringMatching(/^refused: /) as unknown, existing: 'accepted' },
+          );
+        } finally {
+          await input.stop();
+        }
+      }
+    });
+
+    it('the cliff: a CRL past nextUpdate refuses every member of its CA; OCSP still lets them in', async () => {
+      const lapsed = await lapsedPortalCrl();
+      const key = await portal.addMember('Curlew6');
+      let input = await startInput(false, [lapsed, files.existingCrl]);
+      try {
+        expect(await handshake(await memberIdentity(key))).toMatch(/^refused: /);
+        expect(await input.logged(/^refused: .*revocation status/im)).toMatch(
+          /^refused: .*revocation status/im,
+        );
+        // The other CA's clients are judged by their own CRL.
+        expect(await handshake(await existingIdentity())).toBe('accepted');
+      } finally {
+        await input.stop();
+      }
+      // With enableOCSP the JVM asks OCSP first and reads the CRL only when OCSP gives no answer.
+      input = await startInput(true, [lapsed, files.existingCrl]);
+      try {
+        expect(await handshake(await memberIdentity(key))).toBe('accepted');
+      } finally {
+        await input.stop();
+      }
+    });
   });
 
-  it('with CRL files only: the revoked-at-once check fails and names enableOCSP', async () => {
-    const input = await startInput(false, [files.portalCrl]);
-    try {
-      const result = await takCheck([
-        '--existing-client',
-        `${files.existingClient}:${STORE_PASSWORD}`,
-      ]);
-      expect(result.code, result.stdout + result.stderr).toBe(3);
-      expect(result.stdout).toMatch(
-        /^FAIL revoked key refused at once: revoked certificate accepted: .*set enableOCSP="true" on <tls> in CoreConfig\.xml/m,
-      );
-      // The existing CA's CRL is missing from its <crl> entries: its client is locked out.
-      expect(result.stdout).toMatch(
-        /^FAIL existing CA client accepted: .*admin\.p12 refused with .*CRL/m,
-      );
-    } finally {
-      await input.stop();
-    }
-  });
+  describe('tak-check against the streaming input', () => {
+    const takCheck = (extra: string[] = []) =>
+      run('node', [CLI, 'tak-check', '--address', '127.0.0.1', '--timeout', '20', ...extra], {
+        timeout: 120_000,
+        env: {
+          ...process.env,
+          ...databaseEnv,
+          PORTAL_DATA_DIR: portal.dataDir,
+          // The service's own address: the OCSP URL written into the test member's certificate.
+          PORTAL_PORT: String(portal.port),
+          PORTAL_LOG_LEVEL: 'silent',
+          TAK_HOST,
+          TAK_PORT: String(takPort),
+        },
+      });
 
-  it('says SKIP for the existing CA client when none is given', async () => {
-    const input = await startInput(true, [files.portalCrl, files.existingCrl]);
-    try {
-      const result = await takCheck();
-      expect(result.stdout).toMatch(
-        /^SKIP existing CA client accepted: no --existing-client PFX\[:PASSWORD\] given$/m,
-      );
-      expect(result.code, result.stdout + result.stderr).toBe(0);
-    } finally {
-      await input.stop();
-    }
+    it('with enableOCSP: a key revoked during the run is refused, and the existing CA client accepted', async () => {
+      await writeFile(files.portalCrl, (await portal.curl('public', '/ca/crl.pem')).body);
+      const input = await startInput(true, [files.portalCrl, files.existingCrl]);
+      try {
+        const result = await takCheck([
+          '--existing-client',
+          `${files.existingClient}:${STORE_PASSWORD}`,
+        ]);
+        expect(result.code, result.stdout + result.stderr).toBe(0);
+        expect(result.stdout).toMatch(
+          /^OK {3}revoked key refused at once: TakCheck\d+ \(serial [0-9a-f]+, revoked \d+ ms before\) refused with .*, without a restart$/m,
+        );
+        expect(result.stdout).toMatch(/^OK {3}existing CA client accepted: .*admin\.p12 accepted/m);
+        expect(result.stdout).toContain('tak-check: 0 of 8 checks failed');
+        expect(await input.logged(/^refused: .*Certificate has been revoked/m)).toMatch(
+          /^refused: .*Certificate has been revoked/m,
+        );
+      } finally {
+        await input.stop();
+      }
+    });
+
+    it('with CRL files only: the revoked-at-once check fails and names enableOCSP', async () => {
+      const input = await startInput(false, [files.portalCrl]);
+      try {
+        const result = await takCheck([
+          '--existing-client',
+          `${files.existingClient}:${STORE_PASSWORD}`,
+        ]);
+        expect(result.code, result.stdout + result.stderr).toBe(3);
+        expect(result.stdout).toMatch(
+          /^FAIL revoked key refused at once: revoked certificate accepted: .*set enableOCSP="true" on <tls> in CoreConfig\.xml/m,
+        );
+        // The existing CA's CRL is missing from its <crl> entries: its client is locked out.
+        expect(result.stdout).toMatch(
+          /^FAIL existing CA client accepted: .*admin\.p12 refused with .*CRL/m,
+        );
+      } finally {
+        await input.stop();
+      }
+    });
+
+    it('says SKIP for the existing CA client when none is given', async () => {
+      const input = await startInput(true, [files.portalCrl, files.existingCrl]);
+      try {
+        const result = await takCheck();
+        expect(result.stdout).toMatch(
+          /^SKIP existing CA client accepted: no --existing-client PFX\[:PASSWORD\] given$/m,
+        );
+        expect(result.code, result.stdout + result.stderr).toBe(0);
+      } finally {
+        await input.stop();
+      }
+    });
   });
 });
