@@ -35,11 +35,14 @@ Commands:
                            Option: --out DIR (default: the current directory).
   tak-check                Check the TAK Server the packages point at: its certificate, the
                            chain to the packages' truststore, and its verdict on a fresh and on
-                           a revoked member certificate (a throw-away test member TakCheck...,
-                           revoked at the end). One line per check; exit status = failures.
+                           a member certificate (a throw-away test member TakCheck...), the
+                           same certificate revoked a moment later (refused at once only with
+                           enableOCSP), and one revoked in an earlier run. One line per check;
+                           exit status = failures.
                            Options: --host NAME --port N (default TAK_HOST, TAK_PORT),
                            --address IP (connect there instead of resolving NAME),
-                           --timeout SECONDS (default 10).
+                           --timeout SECONDS (default 10), --existing-client PFX[:PASSWORD]
+                           (a key of a CA the server trusted before: still accepted?).
   tak crl-bundle           Write one PEM file holding the portal's CRL and the CRL of every
                            other CA the TAK Server trusts, for TAK Server's <crl> (docs/tak.md).
                            Options: --also FILE... (another CA's CRL, PEM or DER; each must be
@@ -83,6 +86,7 @@ function parseTakCheckArgs(args: string[], config: Config) {
       port: { type: 'string', default: String(config.takPort) },
       address: { type: 'string' },
       timeout: { type: 'string', default: '10' },
+      'existing-client': { type: 'string' },
     },
   });
   if (positionals.length > 0) throw new UsageError('tak-check takes only options');
@@ -101,7 +105,26 @@ function parseTakCheckArgs(args: string[], config: Config) {
   if (values.address !== undefined && isIP(values.address) === 0) {
     throw new UsageError(`--address must be an IP address, not "${values.address}"`);
   }
-  return { host, port, address: values.address, timeoutMs: timeout * 1000 };
+  return {
+    host,
+    port,
+    address: values.address,
+    timeoutMs: timeout * 1000,
+    existingClient: values['existing-client'],
+  };
+}
+
+/** `PFX[:PASSWORD]`, read: the password may hold colons, the file name not. */
+async function readExistingClient(value: string | undefined) {
+  if (value === undefined) return undefined;
+  const cut = value.indexOf(':');
+  const file = cut === -1 ? value : value.slice(0, cut);
+  const passphrase = cut === -1 ? '' : value.slice(cut + 1);
+  try {
+    return { file, pfx: await readFile(file), passphrase };
+  } catch (error) {
+    throw new UsageError(`--existing-client: cannot read ${file}: ${String(error)}`);
+  }
 }
 
 /** `tak crl-bundle [--also FILE...] [--out FILE]`: every positional is one more CRL file. */
@@ -269,7 +292,8 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
   'tak-check': {
     migrate: true,
     async run(portal, args) {
-      const options = parseTakCheckArgs(args, portal.config);
+      const { existingClient, ...target } = parseTakCheckArgs(args, portal.config);
+      const options = { ...target, existingClient: await readExistingClient(existingClient) };
       process.stdout.write(`tak-check ${options.host}:${options.port}\n`);
       let checks = 0;
       const failures = await runTakCheck(portal, options, (line) => {

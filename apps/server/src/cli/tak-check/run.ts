@@ -20,6 +20,11 @@ export interface TakCheckOptions {
   address?: string | undefined;
   port: number;
   timeoutMs: number;
+  /**
+   * A key of a CA the TAK Server trusted before the portal (its own admin.p12, an earlier user),
+   * to see that adding the portal locked nobody out: `--existing-client PFX[:PASSWORD]`.
+   */
+  existingClient?: { file: string; pfx: Buffer; passphrase: string } | undefined;
 }
 
 export type CheckStatus = 'OK' | 'FAIL' | 'SKIP';
@@ -32,7 +37,14 @@ export interface CheckLine {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SERVER_CHECKS = ['server certificate', 'server name', 'chain'];
-const MEMBER_CHECKS = ['member certificate accepted', 'revoked certificate refused'];
+const REVOKED_AT_ONCE = 'revoked key refused at once';
+const EXISTING_CLIENT = 'existing CA client accepted';
+const MEMBER_CHECKS = [
+  'member certificate accepted',
+  REVOKED_AT_ONCE,
+  'revoked certificate refused',
+  EXISTING_CLIENT,
+];
 
 function where(options: TakCheckOptions): string {
   const at = options.address === undefined ? '' : ` at ${options.address}`;
@@ -77,8 +89,10 @@ function refusalHint(reason: string): string {
 /**
  * The readiness check an operator runs against their TAK Server (docs/tak.md): the
  * server's certificate, whether it chains to the truststore the packages carry, and the server's
- * verdict on a fresh member certificate and on a revoked one. `report` gets one line per check;
- * the answer is the number of failed checks.
+ * verdict on a fresh member certificate, on that same certificate revoked a moment later (no
+ * restart in between: only OCSP can refuse it), on a certificate revoked in an earlier run, and
+ * on a client of the CA the server trusted before. `report` gets one line per check; the answer
+ * is the number of failed checks.
  */
 export async function runTakCheck(
   portal: Portal,
@@ -114,6 +128,7 @@ export async function runTakCheck(
   const revokedKey = await loadRevokedTestKey(portal, now());
   const started = now();
   let member: TestMember | undefined;
+  let retired = false;
   try {
     member = await createTestMember(portal, started, options);
     const probe = (identity: TlsProbeOptions['client'], maxVersion?: 'TLSv1.2') =>
@@ -126,16 +141,36 @@ export async function runTakCheck(
     } else {
       const accepted = await probe(identityOf(member.issued), 'TLSv1.2');
       checkAccepted(accepted, member, line);
+      const validAccepted = accepted.kind === 'connected';
+      // Revoked now, and tried again at once: the server has not restarted in between.
+      await retireTestMember(portal, member.callsign);
+      retired = true;
+      const revokedAt = Date.now();
+      const again = await probe(identityOf(member.issued), 'TLSv1.2');
+      const refusedAtOnce = checkRevokedAtOnce(
+        again,
+        member,
+        Date.now() - revokedAt,
+        validAccepted,
+        line,
+      );
       await checkRevoked(
         revokedKey,
-        accepted.kind === 'connected',
+        validAccepted,
+        refusedAtOnce,
         (identity) => probe(identity, 'TLSv1.2'),
         line,
       );
+      if (options.existingClient === undefined) {
+        line('SKIP', EXISTING_CLIENT, 'no --existing-client PFX[:PASSWORD] given');
+      } else {
+        const { file, pfx, passphrase } = options.existingClient;
+        checkExistingClient(await probe({ pfx, passphrase }, 'TLSv1.2'), file, line);
+      }
     }
   } finally {
     if (member !== undefined) {
-      await retireTestMember(portal, member.callsign);
+      if (!retired) await retireTestMember(portal, member.callsign);
       // The first run keeps its own (now revoked) test key for the refusal check of later runs.
       if (revokedKey === undefined) await saveRevokedTestKey(portal, member.issued);
     }
@@ -232,13 +267,78 @@ function checkAccepted(result: TlsProbeResult, member: TestMember, line: Line): 
   }
 }
 
+/**
+ * The run's own certificate, revoked a moment before this handshake. A JVM whose trust manager
+ * has only CRL files (CoreConfig.xml's <crl crlFile>) read them once, when TAK Server started
+ * (TAK-Product-Center/Server, src/takserver-core/src/main/java/com/bbn/marti/service/
+ * SSLConfig.java, initTrust), so it accepts the key until the next restart; with
+ * enableOCSP="true" on <tls> the same initTrust sets ocsp.enable and the JVM asks the portal's
+ * OCSP responder on every handshake. Whether it was refused is the answer.
+ */
+function checkRevokedAtOnce(
+  result: TlsProbeResult,
+  member: TestMember,
+  afterMs: number,
+  validAccepted: boolean,
+  line: Line,
+): boolean {
+  const who = `${member.callsign} (serial ${member.issued.serial}, revoked ${afterMs} ms before)`;
+  if (result.kind === 'connected') {
+    line(
+      'FAIL',
+      REVOKED_AT_ONCE,
+      `revoked certificate accepted: ${who}. TAK Server checks revocation only against the CRL ` +
+        'file it read when it started, so a revoked key gets in until its next restart: set ' +
+        'enableOCSP="true" on <tls> in CoreConfig.xml (missing or false now) and restart it once; ' +
+        "it then asks the portal's OCSP responder on every connection",
+    );
+    return false;
+  }
+  if (!validAccepted) {
+    line('SKIP', REVOKED_AT_ONCE, `not meaningful: a valid member certificate is refused too`);
+    return false;
+  }
+  if (result.kind === 'refused') {
+    line('OK', REVOKED_AT_ONCE, `${who} refused with ${result.reason}, without a restart`);
+    return true;
+  }
+  line('FAIL', REVOKED_AT_ONCE, `${who}: ${result.reason}`);
+  return false;
+}
+
+/** A client of the CA the TAK Server trusted before the portal: adding the portal must keep it. */
+function checkExistingClient(result: TlsProbeResult, file: string, line: Line): void {
+  if (result.kind === 'connected') {
+    line('OK', EXISTING_CLIENT, `${file} accepted: nothing locked out`);
+  } else if (result.kind === 'refused') {
+    line(
+      'FAIL',
+      EXISTING_CLIENT,
+      `${file} refused with ${result.reason}: TAK Server's truststore must keep its own CA beside ` +
+        "the portal's, and its <crl> entries must hold that CA's CRL too (a trusted CA without a " +
+        'CRL the JVM can read refuses all its clients: "could not determine revocation status")',
+    );
+  } else {
+    line('FAIL', EXISTING_CLIENT, `${file}: ${result.reason}`);
+  }
+}
+
 async function checkRevoked(
   revokedKey: RevokedTestKey | undefined,
   validAccepted: boolean,
+  refusedAtOnce: boolean,
   probe: (identity: RevokedTestKey['identity']) => Promise<TlsProbeResult>,
   line: Line,
 ): Promise<void> {
   const name = 'revoked certificate refused';
+  if (revokedKey === undefined && refusedAtOnce) {
+    line(
+      'OK',
+      name,
+      'no certificate kept from an earlier run: the one revoked in this run was refused (above)',
+    );
+    return;
+  }
   if (revokedKey === undefined) {
     line(
       'FAIL',

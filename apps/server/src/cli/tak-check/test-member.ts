@@ -7,7 +7,7 @@ import type { Portal } from '../../portal.js';
 import { appendAuditEvent } from '../../modules/audit/service.js';
 import { addMember } from '../../modules/people/service.js';
 import { revokeMember } from '../../commands/revoke-member.js';
-import type { ClientIdentity } from './tls-probe.js';
+import type { PemIdentity } from './tls-probe.js';
 
 /**
  * The throw-away member `tak-check` works with: `TakCheck{UTC time to the millisecond}`, active only while a run
@@ -76,7 +76,7 @@ export async function retireTestMember(portal: Portal, callsign: string): Promis
   });
 }
 
-export function identityOf(issued: IssuedCertificate): ClientIdentity {
+export function identityOf(issued: IssuedCertificate): PemIdentity {
   return {
     certificatePem: issued.certificatePem,
     privateKeyPem: issued.privateKeyPem,
@@ -95,7 +95,7 @@ export interface RevokedTestKey {
   callsign: string;
   serial: string;
   revokedAt: number;
-  identity: ClientIdentity;
+  identity: PemIdentity;
 }
 
 const KEEP_UNTIL_MS = 30 * 24 * 60 * 60 * 1000;

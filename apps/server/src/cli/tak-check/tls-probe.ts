@@ -2,12 +2,17 @@ import type { X509Certificate } from 'node:crypto';
 import net, { isIP } from 'node:net';
 import tls from 'node:tls';
 
-export interface ClientIdentity {
+export interface PemIdentity {
   certificatePem: string;
   privateKeyPem: string;
   /** Intermediate CAs sent along with the certificate. */
   chainPem: readonly string[];
 }
+
+export type ClientIdentity =
+  | PemIdentity
+  /** A PKCS#12 file's content and its password (a key of another CA, made elsewhere). */
+  | { pfx: Buffer; passphrase: string };
 
 export interface TlsProbeOptions {
   /** The name the server's certificate must carry; also sent as SNI unless it is an address. */
@@ -86,8 +91,12 @@ export function probeTls(options: TlsProbeOptions): Promise<TlsProbeResult> {
       port: options.port,
       ...(isIP(options.host) === 0 ? { servername: options.host } : {}),
       ca: [...options.trusted],
-      cert: [options.client.certificatePem, ...options.client.chainPem].join(''),
-      key: options.client.privateKeyPem,
+      ...('pfx' in options.client
+        ? { pfx: options.client.pfx, passphrase: options.client.passphrase }
+        : {
+            cert: [options.client.certificatePem, ...options.client.chainPem].join(''),
+            key: options.client.privateKeyPem,
+          }),
       // Judged here and reported, not refused: the probe wants to see the server either way.
       rejectUnauthorized: false,
       // The name is checked apart (X509Certificate.checkHost): `authorized` is about the chain.
