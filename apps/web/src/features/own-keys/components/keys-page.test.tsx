@@ -23,6 +23,7 @@ function entry(serial: string, purpose: KeyEntry['purpose'], more: Partial<KeyEn
     client_uid: null,
     current: false,
     made_by: null,
+    last_checked_at: null,
     ...more,
   } satisfies KeyEntry;
 }
@@ -32,7 +33,7 @@ function fakeOwnKeys(keys: KeyEntry[]) {
   const revoked: string[] = [];
   let list = [...keys];
   server.use(
-    http.get(apiPaths.myKeys, () => HttpResponse.json({ keys: list })),
+    http.get(apiPaths.myKeys, () => HttpResponse.json({ keys: list, last_seen_tak_at: null })),
     http.delete(`${API_PREFIX}/me/keys/:serial`, ({ params }) => {
       revoked.push(String(params.serial));
       list = list.map((key) =>

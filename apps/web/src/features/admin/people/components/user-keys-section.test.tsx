@@ -25,6 +25,7 @@ function entry(serial: string, purpose: KeyEntry['purpose'], more: Partial<KeyEn
     client_uid: null,
     current: false,
     made_by: null,
+    last_checked_at: null,
     ...more,
   } satisfies KeyEntry;
 }
@@ -34,7 +35,7 @@ function fakeKeys(keys: KeyEntry[]) {
   const calls: string[] = [];
   let list = [...keys];
   server.use(
-    http.get(`${API_PREFIX}/people/:callsign/keys`, () => HttpResponse.json({ keys: list })),
+    http.get(`${API_PREFIX}/people/:callsign/keys`, () => HttpResponse.json({ keys: list, last_seen_tak_at: null })),
     http.delete(`${API_PREFIX}/people/:callsign/keys/:serial`, ({ params }) => {
       calls.push(`revoke ${String(params.callsign)} ${String(params.serial)}`);
       list = list.map((key) =>

@@ -36,6 +36,13 @@ const FACTS: TakReadinessResponse = {
     age_seconds: 3 * 3600 + 120,
     url: 'http://portal.example.org/ca/crl.pem',
   },
+  presence: {
+    last_ocsp_check: { at: '2026-11-22T13:00:00.000Z', address: '10.0.0.5', age_seconds: 150 },
+    last_crl_fetch: { at: '2026-11-22T12:00:00.000Z', address: '10.0.0.5', age_seconds: 3700 },
+    crl_fetch_warn_after_seconds: 7 * 86_400,
+    members_seen_last_day: 3,
+    warnings: [],
+  },
   check_command: 'npm run --silent portal -- tak-check --host tak.example.org --port 8089',
 };
 
