@@ -61,6 +61,17 @@ describe('Your keys', () => {
     expect(screen.getAllByText(/^made by /)).toHaveLength(1);
   });
 
+  it('says when a TAK Server last checked a key', async () => {
+    fakeOwnKeys([
+      entry('0a', 'tak-package', { last_checked_at: new Date(2026, 10, 20, 9, 30).toISOString() }),
+      entry('0b', 'browser', { current: true }),
+    ]);
+    renderPage();
+    const checked = await screen.findByText(/^a TAK Server last checked it Nov 20, 2026/);
+    expect(checked.closest('li')).not.toHaveTextContent('This device');
+    expect(screen.getAllByText(/last checked it/)).toHaveLength(1);
+  });
+
   it('revokes a lost device’s key after one confirmation naming what stops working', async () => {
     const revoked = fakeOwnKeys([
       entry('0a', 'browser', { current: true }),
