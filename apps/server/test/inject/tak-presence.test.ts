@@ -112,8 +112,18 @@ describe.each(testEngines())('TAK presence on $name', (engine) => {
     expect(facts.presence.warnings).toEqual(['no-crl-fetch']);
   });
 
+  it('writes by itself shortly after the answer, with no flush asked for', async () => {
+    const key = await portal.addMember('Osprey7');
+    clock += 2 * MINUTE;
+    expect((await askOcsp(key.serial)).status).toBe('good');
+    await vi.waitFor(async () => {
+      expect((await keysOf('Osprey7', key)).last_seen_tak_at).toBe(new Date(clock).toISOString());
+    });
+  });
+
   it('writes at most once a minute however many OCSP requests ask about one key', async () => {
     const key = await portal.addMember('Flood7');
+    clock += 2 * MINUTE;
     const { presence } = portal.portal.services;
     await presence.flush();
     const written = presence.rowsWritten;
