@@ -11,6 +11,7 @@ import { demoteMember } from './commands/demote-member.js';
 import { revokeMemberAsAdmin } from './commands/revoke-member.js';
 import { TokenService } from './modules/auth/token-service.js';
 import { defaultConcurrentMints, MintingSlots } from './modules/certificates/minting-limits.js';
+import { TakPresence } from './modules/certificates/presence.js';
 import { CertificateService } from './modules/certificates/service.js';
 import { AuditService } from './modules/audit/service.js';
 import { BulkService } from './modules/bulk/service.js';
@@ -50,7 +51,7 @@ export interface Portal extends RouteContext {
   metrics: PortalMetrics;
   /** Key pairs made ahead (the service's, when `PORTAL_KEY_POOL_SIZE` is not 0). */
   keyPool: KeyPool | undefined;
-  /** Stops the key pool's worker and closes the database. */
+  /** Stops the key pool's worker, writes the presence queued and closes the database. */
   close(): Promise<void>;
 }
 
@@ -77,7 +78,9 @@ export interface OpenPortalOptions {
 function buildServices(
   config: Config,
   database: DatabaseHandle,
-  parts: Pick<PortalServices, 'tokens' | 'members' | 'certificates'> & { metrics: PortalMetrics },
+  parts: Pick<PortalServices, 'tokens' | 'members' | 'certificates' | 'presence'> & {
+    metrics: PortalMetrics;
+  },
   now: () => Date,
 ): PortalServices {
   const { db } = database;
@@ -90,6 +93,7 @@ function buildServices(
     tokens,
     members: parts.members,
     certificates,
+    presence: parts.presence,
     failureBudget: new DatabaseFailureBudget(db, config.rateLimitFailuresPerMinute),
     firstuser: new FirstuserService({
       db,
@@ -123,7 +127,7 @@ function buildServices(
     takPackages,
     takEnrollmentTokens,
     takEnrollment: new TakEnrollment(takEnrollmentTokens, certificates, takSettings),
-    takReadiness: new TakReadinessService(config, certificates, now),
+    takReadiness: new TakReadinessService(config, certificates, parts.presence, now),
   };
 }
 
@@ -162,6 +166,10 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
         })
       : undefined;
   const keysMadeAhead = keyPool ?? options.keysMadeAhead;
+  const now = options.now ?? (() => new Date());
+  const presence = new TakPresence(database.db, now, (error) => {
+    process.emitWarning(`Presence not recorded: ${String(error)}`);
+  });
   const certificates = new CertificateService(
     database.db,
     ca,
@@ -176,11 +184,11 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
       maxKeysPerMember: config.maxKeysPerMember,
       metrics,
       mintingSlots,
+      presence,
       ...(keysMadeAhead === undefined ? {} : { keyPool: keysMadeAhead }),
     },
   );
   const members: MemberLookup = memberLookup(database.db);
-  const now = options.now ?? (() => new Date());
   return {
     config,
     database,
@@ -188,12 +196,18 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
     tokens,
     certificates,
     members,
-    services: buildServices(config, database, { tokens, members, certificates, metrics }, now),
+    services: buildServices(
+      config,
+      database,
+      { tokens, members, certificates, metrics, presence },
+      now,
+    ),
     now,
     metrics,
     keyPool,
     close: async () => {
       await keyPool?.close();
+      await presence.flush();
       await database.close();
     },
   };

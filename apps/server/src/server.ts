@@ -75,6 +75,13 @@ export function scrapeProbes(portal: Portal): ScrapeProbes {
     ],
     ...(database.poolUsage === undefined ? {} : { pool: database.poolUsage }),
     ...(keyPool === undefined ? {} : { keyPool: () => keyPool.available }),
+    revocationFetches: async () => {
+      const { ocsp, crl } = await portal.services.presence.lastFetches();
+      return {
+        ...(ocsp === undefined ? {} : { ocsp: ocsp.at }),
+        ...(crl === undefined ? {} : { crl: crl.at }),
+      };
+    },
   };
 }
 

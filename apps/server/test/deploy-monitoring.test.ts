@@ -22,6 +22,7 @@ async function servedFamilies(): Promise<Map<string, string>> {
       Promise.resolve({ crlNumber: 1n, thisUpdate: new Date(), nextUpdate: new Date() }),
     caCertificates: [{ ca: 'root', notAfter: new Date() }],
     pool: () => ({ inUse: 0, waiting: 0 }),
+    revocationFetches: () => Promise.resolve({}),
   });
   metrics.collectProcessMetrics();
   const text = await metrics.text();
@@ -79,7 +80,7 @@ describe('deploy/prometheus and deploy/grafana', () => {
     }
     const check = await run('promtool', ['check', 'rules', 'alerts.yml'], { cwd: PROMETHEUS });
     expect(check.code, check.stdout + check.stderr).toBe(0);
-    expect(check.stdout).toMatch(/SUCCESS: 12 rules found/);
+    expect(check.stdout).toMatch(/SUCCESS: 14 rules found/);
     const tests = await run('promtool', ['test', 'rules', 'alerts.test.yml'], { cwd: PROMETHEUS });
     expect(tests.code, tests.stdout + tests.stderr).toBe(0);
   });

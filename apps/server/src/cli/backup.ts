@@ -42,6 +42,7 @@ export const BACKUP_TABLES: readonly (keyof Database)[] = [
   'audit_events',
   'failure_windows',
   'tak_enrollment_tokens',
+  'revocation_fetches',
 ];
 
 /** The files of the CA directory that a backup carries and a restore writes back. */

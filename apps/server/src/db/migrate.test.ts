@@ -19,6 +19,7 @@ const EXPECTED_TABLES = [
   'login_codes',
   'member_roles',
   'members',
+  'revocation_fetches',
   'tak_enrollment_tokens',
   'used_tokens',
 ];
@@ -436,6 +437,46 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     expect(columnsOf('login_codes')).not.toContain('created_by');
     expect(columnsOf('tak_enrollment_tokens')).not.toContain('made_by');
     expect(columnsOf('tak_enrollment_tokens')).toContain('created_by');
+  });
+
+  it('give older keys and members no presence (0011), store it, and drop it again', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    await migrateToLatest(handle, migrationsThrough('0010-audit-no-replace'));
+    const at = Date.now();
+    await sql`insert into members (callsign, status, created_at, updated_at)
+      values ('Old2', 'active', ${at}, ${at})`.execute(handle.db);
+    await sql`insert into issued_certificates
+      (serial, callsign, purpose, not_before, not_after, issued_at)
+      values ('03', 'Old2', 'browser', ${at}, ${at + 1}, ${at})`.execute(handle.db);
+
+    expect(await migrateToLatest(handle, migrationsThrough('0011-tak-presence'))).toEqual([
+      '0011-tak-presence',
+    ]);
+    expect(
+      await handle.db
+        .selectFrom('issued_certificates')
+        .select(['last_checked_at', 'last_checked_from'])
+        .execute(),
+    ).toEqual([{ last_checked_at: null, last_checked_from: null }]);
+    expect(await handle.db.selectFrom('members').select('last_seen_tak_at').execute()).toEqual([
+      { last_seen_tak_at: null },
+    ]);
+    await handle.db
+      .insertInto('revocation_fetches')
+      .values({ kind: 'crl', fetched_at: at, address: '10.0.0.5' })
+      .execute();
+    expect(await handle.db.selectFrom('revocation_fetches').selectAll().execute()).toEqual([
+      { kind: 'crl', fetched_at: at, address: '10.0.0.5' },
+    ]);
+
+    await MIGRATIONS['0011-tak-presence']?.down?.(handle.db);
+    const tables = await handle.db.introspection.getTables();
+    const columnsOf = (name: string) =>
+      tables.find((table) => table.name === name)?.columns.map((column) => column.name) ?? [];
+    expect(tables.map((table) => table.name)).not.toContain('revocation_fetches');
+    expect(columnsOf('issued_certificates')).not.toContain('last_checked_at');
+    expect(columnsOf('members')).not.toContain('last_seen_tak_at');
   });
 
   it.runIf(engine.name === 'postgres')(

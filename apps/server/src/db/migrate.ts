@@ -11,6 +11,7 @@ import * as inviteOptionsAndSlips from './migrations/0007-invite-options-and-sli
 import * as auditAppendOnly from './migrations/0008-audit-append-only.js';
 import * as madeBy from './migrations/0009-made-by.js';
 import * as auditNoReplace from './migrations/0010-audit-no-replace.js';
+import * as takPresence from './migrations/0011-tak-presence.js';
 import type { Database } from './schema.js';
 import { advisoryLockKey } from './transaction.js';
 
@@ -27,6 +28,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008-audit-append-only': auditAppendOnly,
   '0009-made-by': madeBy,
   '0010-audit-no-replace': auditNoReplace,
+  '0011-tak-presence': takPresence,
 };
 
 export class MigrationError extends Error {

@@ -41,6 +41,8 @@ export interface MembersTable {
   /** The member's TAK preset: team colour and role as ATAK names them. */
   tak_team: Defaulted<string>;
   tak_role: Defaulted<string>;
+  /** When a TAK Server last asked about one of the member's keys (OCSP); null: never seen. */
+  last_seen_tak_at: Defaulted<number | null>;
 }
 
 export interface MemberRolesTable {
@@ -112,6 +114,16 @@ export interface IssuedCertificatesTable {
   client_uid: Defaulted<string | null>;
   /** The admin whose code the key was minted through (docs/api.md); null for the member's own. */
   made_by: ImmutableDefaulted<string | null>;
+  /** When an OCSP request last asked about this key (at most once a minute), and from where. */
+  last_checked_at: Defaulted<number | null>;
+  last_checked_from: Defaulted<string | null>;
+}
+
+/** What a relying party fetched last, per kind: one row each for `ocsp` and `crl`. */
+export interface RevocationFetchesTable {
+  kind: Immutable<'ocsp' | 'crl'>;
+  fetched_at: number;
+  address: string | null;
 }
 
 /** JWT ids that have been spent (single-use tokens), kept until the token expires. */
@@ -179,4 +191,5 @@ export interface Database {
   audit_events: AuditEventsTable;
   failure_windows: FailureWindowsTable;
   tak_enrollment_tokens: TakEnrollmentTokensTable;
+  revocation_fetches: RevocationFetchesTable;
 }

@@ -54,6 +54,26 @@ describe('PortalMetrics', () => {
     expect(text).toMatch(/^callsign_portal_ca_certificate_expiry_timestamp_seconds\{ca="root"\} /m);
   });
 
+  it('reports the age of the last OCSP check and CRL fetch, +Inf for never or an unreadable database', async () => {
+    const metrics = new PortalMetrics({ version: '1.2.3' });
+    let fetches: () => Promise<{ ocsp?: number; crl?: number }> = () =>
+      Promise.resolve({ ocsp: Date.now() - 120_000 });
+    metrics.watch({
+      ...probes(() => Promise.reject(new Error('no CA'))),
+      revocationFetches: () => fetches(),
+    });
+    const ocspAge = await sample(metrics, 'callsign_portal_tak_ocsp_check_age_seconds');
+    expect(ocspAge).toBeGreaterThanOrEqual(120);
+    expect(ocspAge).toBeLessThan(130);
+    expect(await sample(metrics, 'callsign_portal_tak_crl_fetch_age_seconds')).toBe(
+      Number.POSITIVE_INFINITY,
+    );
+    fetches = () => Promise.reject(new Error('database gone'));
+    expect(await sample(metrics, 'callsign_portal_tak_ocsp_check_age_seconds')).toBe(
+      Number.POSITIVE_INFINITY,
+    );
+  });
+
   it('counts by purpose from zero, key generations in flight, refusals and odd methods', async () => {
     const metrics = new PortalMetrics({ version: '1.2.3' });
     const text = await metrics.text();

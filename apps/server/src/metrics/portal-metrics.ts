@@ -66,6 +66,11 @@ export interface ScrapeProbes {
   pool?: () => { inUse: number; waiting: number };
   /** Key pairs the key pool holds now; undefined when there is no pool. */
   keyPool?: () => number;
+  /**
+   * When a relying party (a TAK Server) last sent an OCSP request and last fetched the CRL, in
+   * milliseconds since the epoch, as recorded in the database; a kind never seen is absent.
+   */
+  revocationFetches?: () => Promise<{ ocsp?: number; crl?: number }>;
 }
 
 export interface FinishedRequest {
@@ -207,6 +212,7 @@ export class PortalMetrics implements CertificateMetrics {
       registers,
     });
     for (const { ca, notAfter } of probes.caCertificates) caExpiry.set({ ca }, seconds(notAfter));
+    this.watchRevocationFetches(probes);
     const { keyPool } = probes;
     if (keyPool !== undefined) {
       new Gauge({
@@ -236,6 +242,45 @@ export class PortalMetrics implements CertificateMetrics {
         this.set(pool().waiting);
       },
     });
+  }
+
+  /**
+   * The age of the last OCSP request and CRL fetch of any TAK Server (presence, product.md §13):
+   * +Inf for one never seen, and while the database cannot be read (what was last seen is not
+   * kept, so a failing read is not mistaken for a TAK Server still asking).
+   */
+  private watchRevocationFetches(probes: ScrapeProbes): void {
+    const { revocationFetches } = probes;
+    if (revocationFetches === undefined) return;
+    let inFlight: Promise<{ ocsp?: number; crl?: number }> | undefined;
+    const current = () => {
+      inFlight ??= revocationFetches()
+        .catch(() => ({}))
+        .finally(() => {
+          inFlight = undefined;
+        });
+      return inFlight;
+    };
+    const ageGauge = (name: string, help: string, kind: 'ocsp' | 'crl') =>
+      new Gauge({
+        name: `${PREFIX}${name}`,
+        help,
+        registers: [this.registry],
+        async collect() {
+          const at = (await current())[kind];
+          this.set(at === undefined ? Number.POSITIVE_INFINITY : (Date.now() - at) / 1000);
+        },
+      });
+    ageGauge(
+      'tak_ocsp_check_age_seconds',
+      'Seconds since a TAK Server (any client) last asked the OCSP responder about a key; +Inf: never',
+      'ocsp',
+    );
+    ageGauge(
+      'tak_crl_fetch_age_seconds',
+      'Seconds since a TAK Server (any client) last fetched the CRL; +Inf: never',
+      'crl',
+    );
   }
 
   /**

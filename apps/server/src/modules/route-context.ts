@@ -6,6 +6,7 @@ import type { MemberLookup } from './auth/identity.js';
 import type { TokenService } from './auth/token-service.js';
 import type { BulkService } from './bulk/service.js';
 import type { KeyLifecycle } from './certificates/key-lifecycle.js';
+import type { TakPresence } from './certificates/presence.js';
 import type { CertificateService } from './certificates/service.js';
 import type { EnrollmentService } from './enrollment/service.js';
 import type { FirstuserService } from './firstuser/service.js';
@@ -29,6 +30,8 @@ export interface PortalServices {
   tokens: TokenService;
   members: MemberLookup;
   certificates: CertificateService;
+  /** OCSP requests and CRL fetches recorded as evidence of a TAK Server (product.md §13). */
+  presence: TakPresence;
   /** Failed guesses per client address, in the database (every instance spends the same). */
   failureBudget: FailureBudget;
   firstuser: FirstuserService;

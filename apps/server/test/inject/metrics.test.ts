@@ -2,10 +2,12 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   apiPaths,
+  caPaths,
   createInviteResponseSchema,
   enrollResponseSchema,
   type EnrollResponse,
 } from '@callsign/contract';
+import { ocspQuestion } from '../../src/ca/ocsp-check.js';
 import { testEngines } from '../../src/db/test-engines.testing.js';
 import { scrapeProbes } from '../../src/server.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
@@ -176,6 +178,24 @@ describe.each(testEngines())('metrics on $name', (engine) => {
         status: '429',
       }),
     ).toBe(refused);
+  });
+
+  it('reports the age of the last OCSP check and CRL fetch, endless until a TAK Server asks', async () => {
+    const before = await scrape();
+    expect(before.value('callsign_portal_tak_ocsp_check_age_seconds')).toBe(Infinity);
+    expect(before.value('callsign_portal_tak_crl_fetch_age_seconds')).toBe(Infinity);
+
+    const question = ocspQuestion(portal.portal.ca.issuingCertificatePem, adminKey.serial);
+    const asked = await portal.api('public', 'POST', caPaths.ocsp, {
+      raw: question.der,
+      contentType: 'application/ocsp-request',
+    });
+    expect(asked.status).toBe(200);
+    await portal.portal.services.presence.flush();
+
+    const after = await scrape();
+    expect(after.value('callsign_portal_tak_ocsp_check_age_seconds')).toBeLessThan(60);
+    expect(after.value('callsign_portal_tak_crl_fetch_age_seconds')).toBe(Infinity);
   });
 
   it(`reports the database pool ${engine.name === 'postgres' ? 'in use' : 'only on PostgreSQL'}`, async () => {

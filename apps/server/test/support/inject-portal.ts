@@ -38,6 +38,8 @@ export interface OpenTestPortalOptions {
   env?: Record<string, string>;
   /** As the service reports it (`/api/v1/healthcheck`, the OpenAPI document). */
   version?: string;
+  /** The portal's clock (`openPortal`'s `now`); tests may move it. */
+  now?: () => Date;
 }
 
 /** Opens a portal as the service's start-up does, in a fresh temporary directory. */
@@ -60,6 +62,7 @@ export async function openTestPortal(
   const portal = await openPortal(config, {
     migrate: true,
     ...(keysMadeAhead === undefined ? {} : { keysMadeAhead }),
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
   return {
     portal,

@@ -22,7 +22,7 @@ function signedInAdmin(
     http.get(apiPaths.checkAuthValidUser, () => HttpResponse.json(identity)),
     http.get(apiPaths.checkAuthAdmin, () => HttpResponse.json(identity)),
     http.get(apiPaths.idmConsole, idm),
-    http.get(apiPaths.myKeys, () => HttpResponse.json({ keys: [] })),
+    http.get(apiPaths.myKeys, () => HttpResponse.json({ keys: [], last_seen_tak_at: null })),
     http.get(apiPaths.caExpiry, () => HttpResponse.json(caExpiry)),
     http.get(apiPaths.takReadiness, () =>
       HttpResponse.json({
@@ -34,6 +34,13 @@ function signedInAdmin(
           next_update: '2026-12-06T10:00:00.000Z',
           age_seconds: 60,
           url: 'http://field.example/ca/crl.pem',
+        },
+        presence: {
+          last_ocsp_check: null,
+          last_crl_fetch: null,
+          crl_fetch_warn_after_seconds: 604_800,
+          members_seen_last_day: 0,
+          warnings: ['no-ocsp-check', 'no-crl-fetch'],
         },
         check_command: 'npm run --silent portal -- tak-check',
       }),

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { KeyEntry } from '@callsign/contract';
+import { formatDateTime } from '../lib/format';
 import { keyName, keyState, keyStatus } from '../lib/key-names';
 
 function KeyRow({ keyEntry, action }: { keyEntry: KeyEntry; action?: ReactNode }) {
@@ -23,6 +24,18 @@ function KeyRow({ keyEntry, action }: { keyEntry: KeyEntry; action?: ReactNode }
         {keyEntry.made_by !== null && (
           <p className="text-sm text-stone-700">
             {t('keys.made_by', { callsign: keyEntry.made_by })}
+          </p>
+        )}
+        {keyEntry.last_checked_at !== null && (
+          <p className="text-sm text-stone-700">
+            {keyEntry.last_checked_from === undefined || keyEntry.last_checked_from === null
+              ? t('keys.last_checked', {
+                  when: formatDateTime(keyEntry.last_checked_at, i18n.language),
+                })
+              : t('keys.last_checked_from', {
+                  address: keyEntry.last_checked_from,
+                  when: formatDateTime(keyEntry.last_checked_at, i18n.language),
+                })}
           </p>
         )}
       </div>

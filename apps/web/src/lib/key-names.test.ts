@@ -31,6 +31,7 @@ describe('key names', () => {
       client_uid: 'ANDROID-\u202eexe.gnp\u200b',
       current: false,
       made_by: null,
+      last_checked_at: null,
     };
     const t = ((name: string, values: { device: string }) =>
       `${name}(${values.device})`) as unknown as TFunction;

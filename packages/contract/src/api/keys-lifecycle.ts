@@ -34,11 +34,19 @@ export const keyEntrySchema = z.object({
    * renewal code); null for a key the member got on their own.
    */
   made_by: z.string().nullable(),
+  /** When a TAK Server last asked the portal's OCSP responder about this key; null: never. */
+  last_checked_at: isoTime.nullable(),
+  /** The address that asked (admins only: left out of a member's own list). */
+  last_checked_from: z.string().nullable().optional(),
 });
 export type KeyEntry = z.infer<typeof keyEntrySchema>;
 
 /** GET me/keys (valid user) and GET people/{callsign}/keys (admin): newest first. */
-export const keyListResponseSchema = z.object({ keys: z.array(keyEntrySchema) });
+export const keyListResponseSchema = z.object({
+  keys: z.array(keyEntrySchema),
+  /** When a TAK Server last asked about any key of the member (OCSP); null: never. */
+  last_seen_tak_at: isoTime.nullable(),
+});
 export type KeyListResponse = z.infer<typeof keyListResponseSchema>;
 
 /** DELETE me/keys/{serial} */

@@ -14,7 +14,7 @@ import {
   revokeCertificate,
   type IssuedCertificate,
 } from './repository.js';
-import { findMember } from '../people/service.js';
+import { findMember, lastSeenOnTak } from '../people/service.js';
 import { sameCallsign } from '../people/callsign.js';
 
 const DAY_MS = 86_400_000;
@@ -34,7 +34,11 @@ function isMemberKey(certificate: IssuedCertificate): certificate is MemberKeyRe
   return certificate.purpose !== 'server';
 }
 
-function toEntry(certificate: MemberKeyRecord, currentSerial: string | null): KeyEntry {
+function toEntry(
+  certificate: MemberKeyRecord,
+  currentSerial: string | null,
+  asAdmin: boolean,
+): KeyEntry {
   return {
     serial: certificate.serial,
     purpose: certificate.purpose,
@@ -44,6 +48,8 @@ function toEntry(certificate: MemberKeyRecord, currentSerial: string | null): Ke
     client_uid: certificate.clientUid,
     current: certificate.serial === currentSerial,
     made_by: certificate.madeBy,
+    last_checked_at: certificate.lastCheckedAt === null ? null : iso(certificate.lastCheckedAt),
+    ...(asAdmin ? { last_checked_from: certificate.lastCheckedFrom } : {}),
   };
 }
 
@@ -72,19 +78,32 @@ export class KeyLifecycle {
 
   /** The keys of the caller, marking the one they call with (`currentSerial`, mTLS face). */
   async listOwn(callsign: string, currentSerial: string | null): Promise<KeyListResponse> {
-    const certificates = await listMemberCertificates(this.db, callsign);
-    return {
-      keys: certificates
-        .filter(isMemberKey)
-        .map((certificate) => toEntry(certificate, currentSerial)),
-    };
+    return this.list(callsign, currentSerial, false);
   }
 
-  /** The keys of any member (an admin asks); 404 for a callsign nobody holds. */
+  /**
+   * The keys of any member (an admin asks), with the address that last checked each; 404 for a
+   * callsign nobody holds.
+   */
   async listOf(callsign: string): Promise<KeyListResponse> {
     const member = await findMember(this.db, callsign);
     if (member === undefined) throw new NotFoundError(`No member ${callsign}`);
-    return this.listOwn(member.callsign, null);
+    return this.list(member.callsign, null, true);
+  }
+
+  private async list(
+    callsign: string,
+    currentSerial: string | null,
+    asAdmin: boolean,
+  ): Promise<KeyListResponse> {
+    const certificates = await listMemberCertificates(this.db, callsign);
+    const lastSeen = await lastSeenOnTak(this.db, callsign);
+    return {
+      keys: certificates
+        .filter(isMemberKey)
+        .map((certificate) => toEntry(certificate, currentSerial, asAdmin)),
+      last_seen_tak_at: lastSeen === null ? null : iso(lastSeen),
+    };
   }
 
   /**

@@ -35,6 +35,8 @@ describeWithMigratedDatabase('certificate repository', (database) => {
       revocationReason: null,
       clientUid: null,
       madeBy: null,
+      lastCheckedAt: null,
+      lastCheckedFrom: null,
     });
     expect(await findCertificateBySerial(database.handle.db, 'ffff')).toBeUndefined();
   });

@@ -18,6 +18,9 @@ export interface IssuedCertificate {
   clientUid: string | null;
   /** The admin whose code the key was minted through; null for the member's own. */
   madeBy: string | null;
+  /** When an OCSP request last asked about it (presence.ts), and from which address. */
+  lastCheckedAt: number | null;
+  lastCheckedFrom: string | null;
 }
 
 export interface RevokedCertificate {
@@ -34,7 +37,7 @@ export interface RevocationStamp {
 
 export type NewCertificate = Omit<
   IssuedCertificate,
-  'revokedAt' | 'revocationReason' | 'clientUid' | 'madeBy'
+  'revokedAt' | 'revocationReason' | 'clientUid' | 'madeBy' | 'lastCheckedAt' | 'lastCheckedFrom'
 > & { clientUid?: string | null; madeBy?: string | null };
 
 /** A member's certificates: every purpose but `server`, the callsign in any case. */
@@ -281,5 +284,70 @@ function toCertificate(row: Selectable<IssuedCertificatesTable>): IssuedCertific
     revocationReason: row.revocation_reason,
     clientUid: row.client_uid,
     madeBy: row.made_by,
+    lastCheckedAt: row.last_checked_at,
+    lastCheckedFrom: row.last_checked_from,
   };
+}
+
+/**
+ * Records that an OCSP request asked about `serial` at `at` from `address`, unless that was
+ * already recorded at or after `notBefore` (another instance wrote it within the minute).
+ * Returns the key's owner when the row changed, undefined when nothing was written.
+ */
+export async function markKeyChecked(
+  executor: Executor,
+  serial: string,
+  check: { at: number; address: string | null; notBefore: number },
+): Promise<string | undefined> {
+  const rows = await executor
+    .updateTable('issued_certificates')
+    .set({ last_checked_at: check.at, last_checked_from: check.address })
+    .where('serial', '=', serial)
+    .where('purpose', '!=', 'server')
+    .where((eb) =>
+      eb.or([eb('last_checked_at', 'is', null), eb('last_checked_at', '<', check.notBefore)]),
+    )
+    .returning('callsign')
+    .execute();
+  return rows[0]?.callsign;
+}
+
+export type RevocationFetchKind = 'ocsp' | 'crl';
+
+export interface RevocationFetch {
+  at: number;
+  address: string | null;
+}
+
+/**
+ * Records the last fetch of `kind` (an OCSP request, a CRL download), unless one was recorded at
+ * or after `notBefore`. True when the row was written.
+ */
+export async function recordRevocationFetch(
+  executor: Executor,
+  kind: RevocationFetchKind,
+  fetch: RevocationFetch & { notBefore: number },
+): Promise<boolean> {
+  const rows = await executor
+    .insertInto('revocation_fetches')
+    .values({ kind, fetched_at: fetch.at, address: fetch.address })
+    .onConflict((conflict) =>
+      conflict
+        .column('kind')
+        .doUpdateSet({ fetched_at: fetch.at, address: fetch.address })
+        .where('revocation_fetches.fetched_at', '<', fetch.notBefore),
+    )
+    .returning('kind')
+    .execute();
+  return rows.length > 0;
+}
+
+/** The last recorded fetch of each kind. */
+export async function lastRevocationFetches(
+  executor: Executor,
+): Promise<Partial<Record<RevocationFetchKind, RevocationFetch>>> {
+  const rows = await executor.selectFrom('revocation_fetches').selectAll().execute();
+  return Object.fromEntries(
+    rows.map((row) => [row.kind, { at: row.fetched_at, address: row.address }]),
+  );
 }

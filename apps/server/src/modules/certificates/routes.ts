@@ -26,8 +26,9 @@ export function registerCaRoutes(app: FastifyInstance, certificates: Certificate
       .send(issuingCaDer);
   });
 
-  app.get(caPaths.crlPem, async (_request, reply) => {
+  app.get(caPaths.crlPem, async (request, reply) => {
     const crl = await certificates.currentCrl();
+    certificates.crlFetchedBy(request.ip);
     return reply.type('application/x-pem-file').header('cache-control', 'no-cache').send(crl.pem);
   });
 
@@ -43,17 +44,21 @@ export function registerCaRoutes(app: FastifyInstance, certificates: Certificate
     if (!Buffer.isBuffer(request.body)) {
       throw new UnsupportedMediaTypeError('Send the request as application/ocsp-request');
     }
-    return sendOcsp(reply, await certificates.respondOcsp(request.body));
+    return sendOcsp(reply, await certificates.respondOcspTo(request.body, request.ip));
   });
   // The router has already decoded the path once (%2B, %2F, %3D back to base64); decoding it
   // again turned a literal % in it into a 500.
   app.get(`${caPaths.ocsp}/*`, async (request, reply) => {
     const base64 = (request.params as { '*': string })['*'];
-    return sendOcsp(reply, await certificates.respondOcsp(Buffer.from(base64, 'base64')));
+    return sendOcsp(
+      reply,
+      await certificates.respondOcspTo(Buffer.from(base64, 'base64'), request.ip),
+    );
   });
 
-  app.get(caPaths.crlDer, async (_request, reply) => {
+  app.get(caPaths.crlDer, async (request, reply) => {
     const crl = await certificates.currentCrl();
+    certificates.crlFetchedBy(request.ip);
     return reply.type('application/pkix-crl').header('cache-control', 'no-cache').send(crl.der);
   });
 }

@@ -1,6 +1,7 @@
 import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority.js';
 import type { KeyPairSupply } from '../../ca/key-pool.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
+import type { TakPresence } from './presence.js';
 import { ocspQuestion, readOcspAnswer, type OcspAnswer } from '../../ca/ocsp-check.js';
 import type { Pkcs12Format } from '../../ca/pkcs12.js';
 import type { KeyAlgorithm } from '../../ca/key-pair.js';
@@ -86,6 +87,8 @@ export interface CertificateServiceOptions {
   metrics?: CertificateMetrics;
   /** Key pairs made ahead for keys made here (`PORTAL_KEY_POOL_SIZE`); none: made on request. */
   keyPool?: KeyPairSupply;
+  /** Where OCSP requests and CRL fetches are recorded as evidence of a TAK Server (presence.ts). */
+  presence?: TakPresence;
 }
 
 /**
@@ -98,6 +101,7 @@ export class CertificateService {
   private readonly now: () => Date;
   private readonly memberIssuer: MemberIssuer;
   private readonly metrics: CertificateMetrics;
+  private readonly presence: TakPresence | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -107,6 +111,7 @@ export class CertificateService {
   ) {
     this.now = options.now ?? (() => new Date());
     this.metrics = options.metrics ?? ignoredCertificateMetrics;
+    this.presence = options.presence;
     this.memberIssuer = new MemberIssuer(
       db,
       ca,
@@ -225,6 +230,29 @@ export class CertificateService {
    */
   async respondOcsp(requestDer: Buffer): Promise<Buffer> {
     return this.ca.respondOcsp(requestDer, this.ocspStatus);
+  }
+
+  /**
+   * `respondOcsp` for a relying party at `clientAddress` (`/ca/ocsp`): the recorded keys it asked
+   * about are queued as checked (presence.ts) once the answer is made. The answer is the same
+   * whether or not that is ever written.
+   */
+  async respondOcspTo(requestDer: Buffer, clientAddress: string | null): Promise<Buffer> {
+    const { presence } = this;
+    if (presence === undefined) return this.respondOcsp(requestDer);
+    const asked: string[] = [];
+    const answer = await this.ca.respondOcsp(requestDer, async (serial) => {
+      const status = await this.ocspStatus(serial);
+      if (status.status !== 'unknown') asked.push(serial);
+      return status;
+    });
+    presence.ocspAsked(asked, clientAddress);
+    return answer;
+  }
+
+  /** A relying party at `clientAddress` fetched the CRL (`/ca/crl.pem`, `/ca/crl.der`). */
+  crlFetchedBy(clientAddress: string | null): void {
+    this.presence?.crlFetched(clientAddress);
   }
 
   /** The certificate issued last to `callsign`, revoked or not (any case). */

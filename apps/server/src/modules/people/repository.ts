@@ -128,6 +128,48 @@ export async function setMemberPreset(
   return result.numUpdatedRows > 0n;
 }
 
+/**
+ * Sets when a TAK Server last asked about one of the member's keys, unless a time at or after
+ * `at` is recorded already; true when it was written. `updated_at` stays: this is evidence, not a change of the record.
+ */
+export async function setLastSeenOnTak(
+  executor: Executor,
+  callsign: string,
+  at: number,
+): Promise<boolean> {
+  const result = await executor
+    .updateTable('members')
+    .set({ last_seen_tak_at: at })
+    .where((eb) => callsignIn(eb, 'members.callsign', callsign))
+    .where((eb) => eb.or([eb('last_seen_tak_at', 'is', null), eb('last_seen_tak_at', '<', at)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** When a TAK Server last asked about one of the member's keys; null: never (or no member). */
+export async function findLastSeenOnTak(
+  executor: Executor,
+  callsign: string,
+): Promise<number | null> {
+  const row = await executor
+    .selectFrom('members')
+    .select('last_seen_tak_at')
+    .where((eb) => callsignIn(eb, 'members.callsign', callsign))
+    .executeTakeFirst();
+  return row?.last_seen_tak_at ?? null;
+}
+
+/** How many active members a TAK Server asked about a key of at or after `since`. */
+export async function countSeenOnTakSince(executor: Executor, since: number): Promise<number> {
+  const row = await executor
+    .selectFrom('members')
+    .select((eb) => eb.fn.countAll<number | string>().as('seen'))
+    .where('status', '=', 'active')
+    .where('last_seen_tak_at', '>=', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.seen);
+}
+
 /** The callsigns among `callsigns` that a member holds in any state, lower-cased. */
 export async function findTakenCallsigns(
   executor: Executor,

@@ -8,7 +8,9 @@ import type { MemberLookup } from '../auth/identity.js';
 import {
   addMemberRole,
   countActiveAdmins,
+  countSeenOnTakSince,
   findMemberByCallsign,
+  findLastSeenOnTak,
   findMemberPreset,
   findTakenCallsigns,
   insertMember,
@@ -16,6 +18,7 @@ import {
   memberListFingerprint,
   removeMemberRole,
   setMemberPreset,
+  setLastSeenOnTak,
   setMemberStatus,
   type Member,
   type NewMember,
@@ -207,6 +210,21 @@ export function takenCallsigns(
 /** A member as recorded (any status, the record's spelling), or undefined for nobody. */
 export function findMember(executor: Executor, callsign: string): Promise<Member | undefined> {
   return findMemberByCallsign(executor, callsign);
+}
+
+/** Records that a TAK Server asked about a key of the member at `at` (certificates/presence.ts). */
+export function markSeenOnTak(executor: Executor, callsign: string, at: number): Promise<boolean> {
+  return setLastSeenOnTak(executor, callsign, at);
+}
+
+/** How many active members a TAK Server asked about a key of at or after `since`. */
+export function countSeenOnTak(executor: Executor, since: number): Promise<number> {
+  return countSeenOnTakSince(executor, since);
+}
+
+/** When a TAK Server last asked about one of the member's keys; null: never. */
+export function lastSeenOnTak(executor: Executor, callsign: string): Promise<number | null> {
+  return findLastSeenOnTak(executor, callsign);
 }
 
 /** A member's TAK preset as stored (the presets module reads it as ATAK's), or undefined. */

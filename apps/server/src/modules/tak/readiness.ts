@@ -1,9 +1,30 @@
 import { X509Certificate } from 'node:crypto';
-import { caPaths, type TakReadinessResponse } from '@callsign/contract';
+import {
+  caPaths,
+  iso,
+  type TakPresenceWarning,
+  type TakReadinessResponse,
+} from '@callsign/contract';
 import { decodePemBlocks } from '../../ca/pem.js';
 import type { Config } from '../../config.js';
 import { truststoreCertificates } from '../../tak/truststore.js';
+import type { RevocationFetch, TakPresence } from '../certificates/presence.js';
 import type { CertificateService } from '../certificates/service.js';
+
+const DAY_MS = 86_400_000;
+/** No OCSP request for this long: no TAK Server is checking keys (product.md §13). */
+export const OCSP_SILENCE_WARNING_MS = DAY_MS;
+
+type FetchAnswer = TakReadinessResponse['presence']['last_ocsp_check'];
+
+function fetchAnswer(fetch: RevocationFetch | undefined, now: number): FetchAnswer {
+  if (fetch === undefined) return null;
+  return {
+    at: iso(fetch.at),
+    address: fetch.address,
+    age_seconds: Math.max(0, Math.round((now - fetch.at) / 1000)),
+  };
+}
 
 /** `CN=a, O=b` from Node's one-attribute-per-line form. */
 function oneLine(name: string): string {
@@ -19,6 +40,7 @@ export class TakReadinessService {
   constructor(
     private readonly config: Config,
     private readonly certificates: CertificateService,
+    private readonly presence: TakPresence,
     private readonly now: () => Date,
   ) {}
 
@@ -36,9 +58,33 @@ export class TakReadinessService {
         age_seconds: Math.max(0, Math.round((now - crl.thisUpdate.getTime()) / 1000)),
         url: `${config.httpCaOrigin}${caPaths.crlPem}`,
       },
+      presence: await this.presenceAnswer(now),
       check_command:
         `npm run --silent portal -- tak-check --host ${config.takHost} ` +
         `--port ${config.takPort}`,
+    };
+  }
+
+  /**
+   * Who checked keys lately: the last OCSP request and CRL fetch (any instance), and the
+   * warnings: no OCSP request for a day, a CRL fetch older than half the CRL's validity (before a
+   * TAK Server's copy lapses and it refuses everyone).
+   */
+  private async presenceAnswer(now: number): Promise<TakReadinessResponse['presence']> {
+    const fetches = await this.presence.lastFetches();
+    const crlWarnAfterMs = (this.config.crlValidityDays * DAY_MS) / 2;
+    const warnings: TakPresenceWarning[] = [];
+    const { ocsp, crl } = fetches;
+    if (ocsp === undefined) warnings.push('no-ocsp-check');
+    else if (now - ocsp.at > OCSP_SILENCE_WARNING_MS) warnings.push('ocsp-check-old');
+    if (crl === undefined) warnings.push('no-crl-fetch');
+    else if (now - crl.at > crlWarnAfterMs) warnings.push('crl-fetch-old');
+    return {
+      last_ocsp_check: fetchAnswer(ocsp, now),
+      last_crl_fetch: fetchAnswer(crl, now),
+      crl_fetch_warn_after_seconds: crlWarnAfterMs / 1000,
+      members_seen_last_day: await this.presence.membersSeenSince(now - DAY_MS),
+      warnings,
     };
   }
 

@@ -16,6 +16,7 @@ function key(serial: string, purpose: KeyEntry['purpose'], expiresIn: number, re
     client_uid: null,
     current: false,
     made_by: null,
+    last_checked_at: null,
   } satisfies KeyEntry;
 }
 

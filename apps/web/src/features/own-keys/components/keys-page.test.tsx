@@ -23,6 +23,7 @@ function entry(serial: string, purpose: KeyEntry['purpose'], more: Partial<KeyEn
     client_uid: null,
     current: false,
     made_by: null,
+    last_checked_at: null,
     ...more,
   } satisfies KeyEntry;
 }
@@ -32,7 +33,7 @@ function fakeOwnKeys(keys: KeyEntry[]) {
   const revoked: string[] = [];
   let list = [...keys];
   server.use(
-    http.get(apiPaths.myKeys, () => HttpResponse.json({ keys: list })),
+    http.get(apiPaths.myKeys, () => HttpResponse.json({ keys: list, last_seen_tak_at: null })),
     http.delete(`${API_PREFIX}/me/keys/:serial`, ({ params }) => {
       revoked.push(String(params.serial));
       list = list.map((key) =>
@@ -58,6 +59,17 @@ describe('Your keys', () => {
     const made = await screen.findByText('made by Golf1 (through their code)');
     expect(made.closest('li')).toHaveTextContent('This device');
     expect(screen.getAllByText(/^made by /)).toHaveLength(1);
+  });
+
+  it('says when a TAK Server last checked a key', async () => {
+    fakeOwnKeys([
+      entry('0a', 'tak-package', { last_checked_at: new Date(2026, 10, 20, 9, 30).toISOString() }),
+      entry('0b', 'browser', { current: true }),
+    ]);
+    renderPage();
+    const checked = await screen.findByText(/^a TAK Server last checked it Nov 20, 2026/);
+    expect(checked.closest('li')).not.toHaveTextContent('This device');
+    expect(screen.getAllByText(/last checked it/)).toHaveLength(1);
   });
 
   it('revokes a lost device’s key after one confirmation naming what stops working', async () => {

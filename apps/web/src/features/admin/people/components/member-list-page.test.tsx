@@ -41,7 +41,9 @@ function fakePeople(
       : HttpResponse.json({ detail: failure.detail }, { status: failure.status });
   server.use(
     // The dialog's Keys section (tested in user-keys-section.test.tsx).
-    http.get(`${API_PREFIX}/people/:callsign/keys`, () => HttpResponse.json({ keys: [] })),
+    http.get(`${API_PREFIX}/people/:callsign/keys`, () =>
+      HttpResponse.json({ keys: [], last_seen_tak_at: null }),
+    ),
     http.get(apiPaths.peopleList, () => {
       api.listCalls += 1;
       return HttpResponse.json({ callsign_list: people });

@@ -25,6 +25,7 @@ function entry(serial: string, purpose: KeyEntry['purpose'], more: Partial<KeyEn
     client_uid: null,
     current: false,
     made_by: null,
+    last_checked_at: null,
     ...more,
   } satisfies KeyEntry;
 }
@@ -34,7 +35,9 @@ function fakeKeys(keys: KeyEntry[]) {
   const calls: string[] = [];
   let list = [...keys];
   server.use(
-    http.get(`${API_PREFIX}/people/:callsign/keys`, () => HttpResponse.json({ keys: list })),
+    http.get(`${API_PREFIX}/people/:callsign/keys`, () =>
+      HttpResponse.json({ keys: list, last_seen_tak_at: null }),
+    ),
     http.delete(`${API_PREFIX}/people/:callsign/keys/:serial`, ({ params }) => {
       calls.push(`revoke ${String(params.callsign)} ${String(params.serial)}`);
       list = list.map((key) =>
@@ -154,5 +157,21 @@ describe('the Keys section of the user dialog', () => {
     const rows = await screen.findAllByRole('listitem');
     expect(rows[0]).toHaveTextContent('made by Charlie1 (through their code)');
     expect(rows[1]).not.toHaveTextContent('made by');
+  });
+
+  it('says when and from where a TAK Server last checked a key', async () => {
+    fakeKeys([
+      entry('0a', 'tak-enroll', {
+        last_checked_at: new Date(thisYear, 10, 20, 9, 30).toISOString(),
+        last_checked_from: '10.0.0.5',
+      }),
+      entry('0b', 'browser', { last_checked_from: null }),
+    ]);
+    renderWithProviders(<UserKeysSection callsign="Ranger1" />);
+    const rows = await screen.findAllByRole('listitem');
+    expect(rows[0]).toHaveTextContent(
+      /the TAK Server at 10\.0\.0\.5 last checked it Nov 20, \d{4}/,
+    );
+    expect(rows[1]).not.toHaveTextContent('last checked');
   });
 });

@@ -36,6 +36,13 @@ const FACTS: TakReadinessResponse = {
     age_seconds: 3 * 3600 + 120,
     url: 'http://portal.example.org/ca/crl.pem',
   },
+  presence: {
+    last_ocsp_check: { at: '2026-11-22T13:00:00.000Z', address: '10.0.0.5', age_seconds: 150 },
+    last_crl_fetch: { at: '2026-11-22T12:00:00.000Z', address: '10.0.0.5', age_seconds: 3700 },
+    crl_fetch_warn_after_seconds: 7 * 86_400,
+    members_seen_last_day: 3,
+    warnings: [],
+  },
   check_command: 'npm run --silent portal -- tak-check --host tak.example.org --port 8089',
 };
 
@@ -57,6 +64,55 @@ describe('the TAK readiness card', () => {
     expect(screen.getByText('3 hours')).toBeInTheDocument();
     expect(screen.getByText('http://portal.example.org/ca/crl.pem')).toBeInTheDocument();
     expect(screen.getByText(FACTS.check_command)).toBeInTheDocument();
+  });
+
+  it('says which TAK Server last checked a key and fetched the CRL, and how many members it saw', async () => {
+    serve(FACTS);
+    renderWithProviders(<TakReadinessCard />);
+    expect(
+      await screen.findByText('TAK Server at 10.0.0.5 last checked a key 2 minutes ago'),
+    ).toBeInTheDocument();
+    expect(screen.getByText('The CRL was last fetched by 10.0.0.5 1 hour ago')).toBeInTheDocument();
+    expect(screen.getByText('3 members seen by a TAK Server in the last day')).toBeInTheDocument();
+    expect(screen.queryByText(/No TAK Server|No one has fetched|over 7 days/)).toBeNull();
+  });
+
+  it('warns when no TAK Server checked a key for a day and the CRL fetch is past half its validity', async () => {
+    serve({
+      ...FACTS,
+      presence: {
+        ...FACTS.presence,
+        last_ocsp_check: { ...FACTS.presence.last_ocsp_check!, age_seconds: 2 * 86_400 },
+        last_crl_fetch: { ...FACTS.presence.last_crl_fetch!, age_seconds: 8 * 86_400 },
+        members_seen_last_day: 0,
+        warnings: ['ocsp-check-old', 'crl-fetch-old'],
+      },
+    });
+    renderWithProviders(<TakReadinessCard />);
+    expect(
+      await screen.findByText(/No TAK Server has checked a key for over a day/),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(/The CRL was last fetched over 7 days ago, half its validity/),
+    ).toBeInTheDocument();
+    expect(screen.getByText('0 members seen by a TAK Server in the last day')).toBeInTheDocument();
+  });
+
+  it('warns when no TAK Server ever checked a key or fetched the CRL', async () => {
+    serve({
+      ...FACTS,
+      presence: {
+        ...FACTS.presence,
+        last_ocsp_check: null,
+        last_crl_fetch: null,
+        members_seen_last_day: 0,
+        warnings: ['no-ocsp-check', 'no-crl-fetch'],
+      },
+    });
+    renderWithProviders(<TakReadinessCard />);
+    expect(await screen.findByText(/No TAK Server has checked a key yet/)).toBeInTheDocument();
+    expect(screen.getByText(/No one has fetched the CRL yet/)).toBeInTheDocument();
+    expect(screen.queryByText(/last checked a key/)).toBeNull();
   });
 
   it('names the truststore file and says when it cannot be read', async () => {
@@ -84,5 +140,8 @@ describe('the TAK readiness card', () => {
     ).toBeInTheDocument();
     expect(await screen.findByText('3 tuntia')).toBeInTheDocument();
     expect(screen.getByText('Tarkista TAK-palvelin')).toBeInTheDocument();
+    expect(
+      screen.getByText('TAK-palvelin osoitteessa 10.0.0.5 tarkisti avaimen 2 minuuttia sitten'),
+    ).toBeInTheDocument();
   });
 });

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { TakReadinessResponse } from '@callsign/contract';
 import { Card } from '../../../../components/card';
 import { formatAge, formatDate, formatDateTime } from '../../../../lib/format';
 import { takReadinessQueryOptions } from '../api/tak-readiness';
@@ -12,6 +13,44 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
       <dt className="font-semibold text-stone-700">{label}</dt>
       <dd className="mb-2 break-words">{children}</dd>
     </>
+  );
+}
+
+/**
+ * Who checked keys lately (an OCSP request, a CRL fetch) and the warnings: no OCSP request for a
+ * day, a CRL fetch older than half the CRL's validity (before a TAK Server's copy lapses).
+ */
+function Presence({ presence }: { presence: TakReadinessResponse['presence'] }) {
+  const { t, i18n } = useTranslation();
+  const language = i18n.resolvedLanguage;
+  const { last_ocsp_check: ocsp, last_crl_fetch: crl } = presence;
+  const days = Math.round((presence.crl_fetch_warn_after_seconds / 86_400) * 10) / 10;
+  const seen = (fetch: typeof ocsp, text: 'last_check' | 'last_crl_fetch') =>
+    fetch !== null && (
+      <p>
+        {fetch.address === null
+          ? t(`admin.readiness.${text}_anywhere`, { age: formatAge(fetch.age_seconds, language) })
+          : t(`admin.readiness.${text}`, {
+              address: fetch.address,
+              age: formatAge(fetch.age_seconds, language),
+            })}
+      </p>
+    );
+  return (
+    <div className="text-sm">
+      {seen(ocsp, 'last_check')}
+      {seen(crl, 'last_crl_fetch')}
+      <p>{t('admin.readiness.members_seen', { count: presence.members_seen_last_day })}</p>
+      {presence.warnings.length > 0 && (
+        <ul className="mt-1 flex flex-col gap-1">
+          {presence.warnings.map((warning) => (
+            <li key={warning} className="rounded-md bg-amber-50 p-2 text-amber-900">
+              {t(`admin.readiness.warning_${warning}`, { days })}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }
 
@@ -79,6 +118,9 @@ export function TakReadinessCard() {
               <dt className="text-stone-600">{t('admin.readiness.crl_url')}</dt>
               <dd className="font-mono break-all">{facts.crl.url}</dd>
             </dl>
+          </Fact>
+          <Fact label={t('admin.readiness.presence')}>
+            <Presence presence={facts.presence} />
           </Fact>
           <Fact label={t('admin.readiness.check')}>
             <span className="block text-stone-700">{t('admin.readiness.check_text')}</span>

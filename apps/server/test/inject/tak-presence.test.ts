@@ -1,0 +1,200 @@
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  apiPaths,
+  caPaths,
+  keyListResponseSchema,
+  takReadinessResponseSchema,
+} from '@callsign/contract';
+import { ocspQuestion, readOcspAnswer } from '../../src/ca/ocsp-check.js';
+import { testEngines } from '../../src/db/test-engines.testing.js';
+import type { MemberKey } from '../support/member-fixtures.js';
+import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
+import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
+
+// Presence (product.md §13): an OCSP request or CRL fetch is evidence that a TAK Server checked a
+// key; the key lists and the TAK readiness card show it, with warnings before the CRL cliff.
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+const TAK_SERVER = '10.0.0.5';
+
+describe.each(testEngines())('TAK presence on $name', (engine) => {
+  let portal: InjectPortal;
+  let boss: MemberKey;
+  let clock = Date.now();
+
+  portalOnScratchDatabase(engine, async (env) => {
+    portal = await openInjectPortal({ env, now: () => new Date(clock) });
+    boss = await portal.addMember('Boss7', { roles: ['admin'] });
+    return portal;
+  });
+
+  beforeAll(() => {
+    clock = Date.now();
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  const fromTakServer = { 'x-forwarded-for': TAK_SERVER };
+
+  async function askOcsp(serial: string) {
+    const question = ocspQuestion(portal.portal.ca.issuingCertificatePem, serial);
+    const answer = await portal.api('public', 'POST', caPaths.ocsp, {
+      raw: question.der,
+      contentType: 'application/ocsp-request',
+      headers: fromTakServer,
+    });
+    expect(answer.status).toBe(200);
+    return readOcspAnswer(answer.body, question, portal.portal.ca.issuingCertificatePem);
+  }
+
+  async function readiness() {
+    const answer = await portal.api('mtls', 'GET', apiPaths.takReadiness, { key: boss });
+    expect(answer.status, answer.text).toBe(200);
+    return takReadinessResponseSchema.parse(answer.json());
+  }
+
+  async function keysOf(callsign: string, as: MemberKey) {
+    const own = callsign === as.callsign;
+    const answer = await portal.api(
+      'mtls',
+      'GET',
+      own ? apiPaths.myKeys : apiPaths.personKeys(callsign),
+      { key: as },
+    );
+    expect(answer.status, answer.text).toBe(200);
+    return keyListResponseSchema.parse(answer.json());
+  }
+
+  it('warns when no TAK Server ever checked a key or fetched the CRL', async () => {
+    const facts = await readiness();
+    expect(facts.presence).toEqual({
+      last_ocsp_check: null,
+      last_crl_fetch: null,
+      crl_fetch_warn_after_seconds: 7 * 24 * 3600,
+      members_seen_last_day: 0,
+      warnings: ['no-ocsp-check', 'no-crl-fetch'],
+    });
+  });
+
+  it('records an OCSP request on the key and the member, and shows it in the key lists and on the card', async () => {
+    const key = await portal.addMember('Heron7');
+    const before = await keysOf('Heron7', key);
+    expect(before.last_seen_tak_at).toBeNull();
+    expect(before.keys[0]).toMatchObject({ serial: key.serial, last_checked_at: null });
+
+    expect((await askOcsp(key.serial)).status).toBe('good');
+    await portal.portal.services.presence.flush();
+
+    const checkedAt = new Date(clock).toISOString();
+    const own = await keysOf('Heron7', key);
+    expect(own.last_seen_tak_at).toBe(checkedAt);
+    expect(own.keys[0]).toMatchObject({ serial: key.serial, last_checked_at: checkedAt });
+    // The address is for admins only.
+    expect(own.keys[0]).not.toHaveProperty('last_checked_from');
+    const asAdmin = await keysOf('Heron7', boss);
+    expect(asAdmin.last_seen_tak_at).toBe(checkedAt);
+    expect(asAdmin.keys[0]).toMatchObject({
+      last_checked_at: checkedAt,
+      last_checked_from: TAK_SERVER,
+    });
+
+    clock += 2 * MINUTE;
+    const facts = await readiness();
+    expect(facts.presence.last_ocsp_check).toEqual({
+      at: checkedAt,
+      address: TAK_SERVER,
+      age_seconds: 120,
+    });
+    expect(facts.presence.members_seen_last_day).toBe(1);
+    expect(facts.presence.warnings).toEqual(['no-crl-fetch']);
+  });
+
+  it('writes by itself shortly after the answer, with no flush asked for', async () => {
+    const key = await portal.addMember('Osprey7');
+    clock += 2 * MINUTE;
+    expect((await askOcsp(key.serial)).status).toBe('good');
+    await vi.waitFor(async () => {
+      expect((await keysOf('Osprey7', key)).last_seen_tak_at).toBe(new Date(clock).toISOString());
+    });
+  });
+
+  it('writes at most once a minute however many OCSP requests ask about one key', async () => {
+    const key = await portal.addMember('Flood7');
+    clock += 2 * MINUTE;
+    const { presence } = portal.portal.services;
+    await presence.flush();
+    const written = presence.rowsWritten;
+    const question = ocspQuestion(portal.portal.ca.issuingCertificatePem, key.serial);
+    for (let i = 0; i < 1000; i++) {
+      const answer = await portal.api('public', 'POST', caPaths.ocsp, {
+        raw: question.der,
+        contentType: 'application/ocsp-request',
+        headers: fromTakServer,
+      });
+      expect(answer.status).toBe(200);
+      if (i % 100 === 0) await presence.flush();
+    }
+    await presence.flush();
+    // The key, its member and the last OCSP request, once each.
+    expect(presence.rowsWritten - written).toBe(3);
+
+    clock += MINUTE + 1000;
+    expect((await askOcsp(key.serial)).status).toBe('good');
+    await presence.flush();
+    // A minute later: once each again.
+    expect(presence.rowsWritten - written).toBe(6);
+    const keys = await keysOf('Flood7', boss);
+    expect(keys.last_seen_tak_at).toBe(new Date(clock).toISOString());
+  });
+
+  it('answers OCSP the same when recording fails', async () => {
+    const key = await portal.addMember('Broken7');
+    clock += 2 * MINUTE;
+    const { db } = portal.portal.database;
+    const gone = () => {
+      throw new Error('database gone');
+    };
+    const warned = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    vi.spyOn(db, 'transaction').mockImplementation(gone);
+    vi.spyOn(db, 'insertInto').mockImplementation(gone);
+    expect((await askOcsp(key.serial)).status).toBe('good');
+    await portal.portal.services.presence.flush();
+    vi.restoreAllMocks();
+    expect(warned).toHaveBeenCalledWith('Presence not recorded: Error: database gone');
+    expect((await keysOf('Broken7', boss)).last_seen_tak_at).toBeNull();
+  });
+
+  it('records CRL fetches, and warns once the last is older than half the CRL validity', async () => {
+    const crl = await portal.api('public', 'GET', caPaths.crlPem, { headers: fromTakServer });
+    expect(crl.status).toBe(200);
+    await portal.portal.services.presence.flush();
+    const fetchedAt = new Date(clock).toISOString();
+    let facts = await readiness();
+    expect(facts.presence.last_crl_fetch).toEqual({
+      at: fetchedAt,
+      address: TAK_SERVER,
+      age_seconds: 0,
+    });
+    expect(facts.presence.warnings).toEqual([]);
+
+    clock += 7 * DAY - MINUTE;
+    facts = await readiness();
+    expect(facts.presence.warnings).toEqual(['ocsp-check-old']);
+
+    clock += 2 * MINUTE;
+    facts = await readiness();
+    expect(facts.presence.warnings).toEqual(['ocsp-check-old', 'crl-fetch-old']);
+    expect(facts.presence.members_seen_last_day).toBe(0);
+
+    // A fetch of the DER form counts as well, and the warning goes.
+    expect(
+      (await portal.api('public', 'GET', caPaths.crlDer, { headers: fromTakServer })).status,
+    ).toBe(200);
+    await portal.portal.services.presence.flush();
+    facts = await readiness();
+    expect(facts.presence.warnings).toEqual(['ocsp-check-old']);
+  });
+});
