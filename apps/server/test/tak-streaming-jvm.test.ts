@@ -310,6 +310,38 @@ describe.each(testEngines())('on $name', (engine) => {
       );
     });
 
+    it("records the TAK Server's check: the key's last_checked_at and the member's last_seen_tak_at", async () => {
+      const key = await portal.addMember('Avocet2');
+      const keysOf = async () => {
+        const response = await portal.api('mtls', 'GET', apiPaths.myKeys, { key });
+        expect(response.status, response.text).toBe(200);
+        return response.json() as {
+          keys: { serial: string; last_checked_at: string | null }[];
+          last_seen_tak_at: string | null;
+        };
+      };
+      const before = await keysOf();
+      expect(before.last_seen_tak_at).toBeNull();
+      expect(before.keys.find((entry) => entry.serial === key.serial)?.last_checked_at).toBeNull();
+
+      // The JVM asks the portal's OCSP during this handshake; the portal writes what it saw
+      // after the answer (modules/certificates/presence.ts), so the list shows it shortly after.
+      const handshakeAt = Date.now();
+      expect(await handshake(await memberIdentity(key))).toBe('accepted');
+      let after = await keysOf();
+      for (let waited = 0; after.last_seen_tak_at === null && waited < 5000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        after = await keysOf();
+      }
+      expect(after.last_seen_tak_at).not.toBeNull();
+      expect(Date.parse(after.last_seen_tak_at ?? '')).toBeGreaterThanOrEqual(
+        Math.floor(handshakeAt / 1000) * 1000,
+      );
+      expect(after.keys.find((entry) => entry.serial === key.serial)?.last_checked_at).toBe(
+        after.last_seen_tak_at,
+      );
+    });
+
     it('refuses a key revoked through the API on the next handshake, within 2 s, without a restart', async () => {
       const laptop = await portal.addMember('Kestrel3');
       const phone = await portal.issueKey('Kestrel3');
