@@ -18,7 +18,7 @@ import {
 } from '@callsign/contract';
 import { normalizeSerial } from '../../src/ca/serial.js';
 import { testEngines } from '../../src/db/test-engines.testing.js';
-import { listRecentAuditEvents } from '../../src/modules/audit/repository.js';
+import { listRecentAuditEvents } from '../../src/modules/audit/recent-events.testing.js';
 import { hashCode } from '../../src/modules/auth/codes.js';
 import { TokenService } from '../../src/modules/auth/token-service.js';
 import { findCertificateBySerial } from '../../src/modules/certificates/repository.js';

@@ -13,7 +13,7 @@ import {
   takPaths,
 } from '@callsign/contract';
 import { testEngines } from '../../src/db/test-engines.testing.js';
-import { listRecentAuditEvents } from '../../src/modules/audit/repository.js';
+import { listRecentAuditEvents } from '../../src/modules/audit/recent-events.testing.js';
 import { addMemberRole } from '../../src/modules/people/repository.js';
 import {
   buildTakEnrollApp,

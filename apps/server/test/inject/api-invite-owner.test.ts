@@ -6,7 +6,7 @@ import {
   poolsResponseSchema,
 } from '@callsign/contract';
 import { testEngines } from '../../src/db/test-engines.testing.js';
-import { listRecentAuditEvents } from '../../src/modules/audit/repository.js';
+import { listRecentAuditEvents } from '../../src/modules/audit/recent-events.testing.js';
 import type { ApiRequestOptions } from '../support/api-client.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 import { portalOnScratchDatabase } from '../support/portal-on-engine.js';

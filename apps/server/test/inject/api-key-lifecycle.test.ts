@@ -17,7 +17,7 @@ import {
 } from '@callsign/contract';
 import { CertificateAuthority } from '../../src/ca/authority.js';
 import { testEngines } from '../../src/db/test-engines.testing.js';
-import { listRecentAuditEvents } from '../../src/modules/audit/repository.js';
+import { listRecentAuditEvents } from '../../src/modules/audit/recent-events.testing.js';
 import { hashCode } from '../../src/modules/auth/codes.js';
 import {
   findCertificateBySerial,

@@ -22,7 +22,7 @@ import {
   type CreateInviteBody,
 } from '@callsign/contract';
 import { testEngines } from '../../src/db/test-engines.testing.js';
-import { listRecentAuditEvents } from '../../src/modules/audit/repository.js';
+import { listRecentAuditEvents } from '../../src/modules/audit/recent-events.testing.js';
 import { insertInviteCode } from '../../src/modules/invites/repository.js';
 import { xpathString } from '../../src/tak/xpath.testing.js';
 import type { ApiResponse } from '../support/api-client.js';

@@ -16,7 +16,7 @@ import {
   lockResponseSchema,
 } from '@callsign/contract';
 import { testEngines, type TestEngine } from '../../src/db/test-engines.testing.js';
-import { listRecentAuditEvents } from '../../src/modules/audit/repository.js';
+import { listRecentAuditEvents } from '../../src/modules/audit/recent-events.testing.js';
 import { generateCode, hashCode } from '../../src/modules/auth/codes.js';
 import {
   insertLoginCode,

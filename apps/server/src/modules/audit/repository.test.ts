@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
-import { appendAuditEvent, listRecentAuditEvents } from './repository.js';
+import { appendAuditEvent } from './repository.js';
+import { listRecentAuditEvents } from './recent-events.testing.js';
 
 const T = 1_767_225_600_000;
 

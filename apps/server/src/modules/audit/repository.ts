@@ -122,12 +122,6 @@ export async function findAuditCursor(
 }
 
 /** The latest events, newest first. */
-export async function listRecentAuditEvents(
-  executor: Executor,
-  limit = 100,
-): Promise<AuditEvent[]> {
-  return listAuditEvents(executor, { limit });
-}
 
 function toAuditEvent(row: Selectable<AuditEventsTable>): AuditEvent {
   return {

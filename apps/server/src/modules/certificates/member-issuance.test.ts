@@ -9,7 +9,7 @@ import { loadTestCa } from '../../ca/test-ca.testing.js';
 import { PortalMetrics } from '../../metrics/portal-metrics.js';
 import { describeWithMigratedDatabase } from '../../db/engine-suite.testing.js';
 import { BadRequestError, ForbiddenError, TooManyRequestsError } from '../../errors.js';
-import { listRecentAuditEvents } from '../audit/repository.js';
+import { listRecentAuditEvents } from '../audit/recent-events.testing.js';
 import { Membership } from '../people/membership.js';
 import { insertMember } from '../people/repository.js';
 import type { MemberIssueRequest, MemberPurpose } from './member-issuance.js';

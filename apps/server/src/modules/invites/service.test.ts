@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../db/connection.js';
 import { testEngines, type ScratchDatabase } from '../../db/test-engines.testing.js';
-import { listRecentAuditEvents } from '../audit/repository.js';
+import { listRecentAuditEvents } from '../audit/recent-events.testing.js';
 import { insertInviteCode, listInviteCodes } from './repository.js';
 import { CREATE_ATTEMPTS, InviteService } from './service.js';
 

@@ -9,7 +9,7 @@ import {
   type ScratchDatabase,
   type TestEngine,
 } from '../../db/test-engines.testing.js';
-import { listRecentAuditEvents } from '../audit/repository.js';
+import { listRecentAuditEvents } from '../audit/recent-events.testing.js';
 import { CertificateService } from '../certificates/service.js';
 import { Membership } from './membership.js';
 import { findMemberByCallsign, insertMember, setMemberStatus } from './repository.js';
