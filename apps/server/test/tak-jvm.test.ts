@@ -1,4 +1,3 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +7,7 @@ import { apiPaths, instructionsResponseSchema, ZIP_DATA_URL_PREFIX } from '@call
 import { revokeMember } from '../src/commands/revoke-member.js';
 import { freePort, run } from './support/processes.js';
 import { REPO_ROOT, SERVER_DIST } from './support/repo.js';
+import { startStreamingInput } from './support/tak-streaming-input.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';
 
 // The TAK packages as a JVM loads them (Debian's default-jre-headless: keytool and java): both
@@ -15,7 +15,6 @@ import { startTestPortal, type TestPortal } from './support/test-portal.js';
 // revocation checked against the portal's CRL alone, as TAK Server does with its crlFile.
 
 const CHECK = fileURLToPath(new URL('./jvm/TakPackageJvmCheck.java', import.meta.url));
-const STAND_IN = fileURLToPath(new URL('./jvm/TakStreamingInput.java', import.meta.url));
 const OCSP_CHECK = fileURLToPath(new URL('./jvm/OcspJvmCheck.java', import.meta.url));
 const CLI = path.join(SERVER_DIST, 'cli.js');
 const TAK_HOST = 'tak.example.org';
@@ -206,38 +205,17 @@ async function guideBlocks(): Promise<string[]> {
 
 /**
  * TakStreamingInput.java (TAK Server's streaming input, CRL files only) on 127.0.0.1:takPort with
- * the files docs/tak.md made; its log lines.
+ * the files docs/tak.md made.
  */
-async function startStandIn(files: string) {
-  const child: ChildProcessWithoutNullStreams = spawn('java', [
-    STAND_IN,
-    String(takPort),
-    path.join(files, 'takserver.jks'),
-    path.join(files, 'truststore-root.jks'),
-    'atakatak',
-    'false',
-    path.join(files, 'crl-bundle.pem'),
-  ]);
-  let log = '';
-  child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      if (log.includes('ready\n')) resolve();
-    });
-    child.once('exit', (code) => {
-      reject(new Error(`the stand-in exited (${String(code)}): ${log}`));
-    });
+function startStandIn(files: string) {
+  return startStreamingInput({
+    port: takPort,
+    keystore: path.join(files, 'takserver.jks'),
+    truststore: path.join(files, 'truststore-root.jks'),
+    password: 'atakatak',
+    enableOcsp: false,
+    crlFiles: [path.join(files, 'crl-bundle.pem')],
   });
-  return {
-    log: () => log,
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      // It exits when its standard input closes.
-      child.stdin.end();
-      await exited;
-    },
-  };
 }
 
 describe('docs/tak.md, followed on this machine (no TAK Server)', () => {

@@ -1,7 +1,5 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEngines } from '../src/db/test-engines.testing.js';
 import { apiPaths } from '@callsign/contract';
@@ -9,6 +7,7 @@ import { probeTls, type ClientIdentity } from '../src/cli/tak-check/tls-probe.js
 import { portalOnScratchDatabase, type DatabaseEnv } from './support/portal-on-engine.js';
 import { freePort, run } from './support/processes.js';
 import { SERVER_DIST } from './support/repo.js';
+import { startStreamingInput, type StreamingInput } from './support/tak-streaming-input.js';
 import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
 
 // TAK Server's streaming input (8089) as TakStreamingInput.java copies it from TAK Server 5.7's
@@ -18,7 +17,6 @@ import { startTestPortal, type MemberKey, type TestPortal } from './support/test
 // own OCSP client asking the portal on every handshake. The listener is never restarted within
 // a test: what it refuses, it refuses without one.
 
-const INPUT = fileURLToPath(new URL('./jvm/TakStreamingInput.java', import.meta.url));
 const CLI = path.join(SERVER_DIST, 'cli.js');
 const TAK_HOST = 'tak.example.org';
 const STORE_PASSWORD = 'atakatak';
@@ -194,53 +192,19 @@ async function setUp(env: DatabaseEnv): Promise<TestPortal> {
   return portal;
 }
 
-interface Listener {
-  pid: number | undefined;
-  log(): string;
-  /** The log once a line matches (the client may see the alert before the JVM prints it). */
-  logged(line: RegExp): Promise<string>;
-  stop(): Promise<void>;
-}
+type Listener = StreamingInput;
 
 /** TakStreamingInput.java on 127.0.0.1:takPort: `<tls enableOCSP=...>` with these <crl> files. */
-async function startInput(enableOcsp: boolean, crlFiles: string[]): Promise<Listener> {
-  const child: ChildProcessWithoutNullStreams = spawn('java', [
-    `-Djdk.net.hosts.file=${hostsFile}`,
-    INPUT,
-    String(takPort),
-    files.keystore,
-    files.truststore,
-    STORE_PASSWORD,
-    String(enableOcsp),
-    ...crlFiles,
-  ]);
-  let log = '';
-  child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      if (log.includes('ready\n')) resolve();
-    });
-    child.once('exit', (code) => {
-      reject(new Error(`the listener exited (${String(code)}): ${log}`));
-    });
+function startInput(enableOcsp: boolean, crlFiles: string[]): Promise<Listener> {
+  return startStreamingInput({
+    port: takPort,
+    keystore: files.keystore,
+    truststore: files.truststore,
+    password: STORE_PASSWORD,
+    enableOcsp,
+    crlFiles,
+    hostsFile,
   });
-  return {
-    pid: child.pid,
-    log: () => log,
-    async logged(line) {
-      for (let waited = 0; waited < 5000 && !line.test(log); waited += 50) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      return log;
-    },
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.stdin.end();
-      await exited;
-    },
-  };
 }
 
 const pfxOf = async (file: string, passphrase: string): Promise<ClientIdentity> => ({
