@@ -4,10 +4,18 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { apiPaths } from '@callsign/contract';
 import { CertificateAuthority } from '../../src/ca/authority.js';
 import { TokenService } from '../../src/modules/auth/token-service.js';
 import { testEngines, type ScratchDatabase } from '../../src/db/test-engines.testing.js';
-import { curlFace, freePort, run, spawnNode, type RunResult } from '../support/processes.js';
+import {
+  curlFace,
+  freePort,
+  run,
+  spawnNode,
+  type CurlTarget,
+  type RunResult,
+} from '../support/processes.js';
 import { REPO_ROOT, SERVER_DIST } from '../support/repo.js';
 
 /**
@@ -304,6 +312,8 @@ export async function startDeployment(
       enrollUpstreams: instances.map((instance) => instance.enrollPort),
     });
     nginx = started;
+    const target = { port: started.port, host: HOST, mtlsHost: MTLS_HOST, chainFile };
+    await untilNginxAnswers(target, started);
     return {
       workDir,
       dataDir,
@@ -313,9 +323,16 @@ export async function startDeployment(
       nginx: started,
       chainFile,
       cli,
-      curl(face, urlPath, extra = []) {
-        const target = { port: started.port, host: HOST, mtlsHost: MTLS_HOST, chainFile };
-        return curlFace(target, face, urlPath, extra);
+      async curl(face, urlPath, extra = []) {
+        const result = await curlFace(target, face, urlPath, extra);
+        // No HTTP answer at all is never what a test asks about: say what curl and nginx saw.
+        if (result.status === 0) {
+          throw new Error(
+            `curl got no answer from nginx for ${face} ${urlPath} (exit ${result.code}): ` +
+              `${result.stderr}\n${await nginxErrors(started)}`,
+          );
+        }
+        return result;
       },
       async destroy() {
         await started.stop();
@@ -328,6 +345,33 @@ export async function startDeployment(
     for (const instance of instances) instance.child.kill('SIGKILL');
     await rm(workDir, { recursive: true, force: true });
     throw error;
+  }
+}
+
+/** The tail of nginx's error log, for a failure message. */
+async function nginxErrors(nginx: Nginx): Promise<string> {
+  const log = await readFile(path.join(nginx.dir, 'error.log'), 'utf8').catch(() => '');
+  return `nginx error.log:\n${log.split('\n').slice(-20).join('\n')}`;
+}
+
+/**
+ * Waits until nginx answers the health check on both faces through to an instance: its pid file
+ * says the master has started, not that a request gets through yet.
+ */
+async function untilNginxAnswers(target: CurlTarget, nginx: Nginx): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const answers = await Promise.all(
+      (['public', 'mtls'] as const).map((face) => curlFace(target, face, apiPaths.healthcheck)),
+    );
+    if (answers.every((answer) => answer.status === 200)) return;
+    if (Date.now() > deadline) {
+      const seen = answers.map((answer) => `${answer.status} ${answer.stderr}`).join('; ');
+      throw new Error(
+        `nginx did not answer the health check: ${seen}\n${await nginxErrors(nginx)}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
