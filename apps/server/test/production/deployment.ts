@@ -324,7 +324,16 @@ export async function startDeployment(
       chainFile,
       cli,
       async curl(face, urlPath, extra = []) {
-        const result = await curlFace(target, face, urlPath, extra);
+        let result = await curlFace(target, face, urlPath, extra);
+        // Could not connect (7) or no TLS session (35): nothing reached nginx's HTTP layer, let
+        // alone the portal, so asking again cannot repeat a request. Said on stderr when it helps.
+        for (let retry = 0; retry < 2 && UNSENT_CURL_EXITS.has(result.code); retry++) {
+          console.warn(
+            `curl ${face} ${urlPath}: exit ${result.code}, asked again: ${result.stderr}`,
+          );
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          result = await curlFace(target, face, urlPath, extra);
+        }
         // No HTTP answer at all is never what a test asks about: say what curl and nginx saw.
         if (result.status === 0) {
           throw new Error(
@@ -347,6 +356,9 @@ export async function startDeployment(
     throw error;
   }
 }
+
+/** curl's exit codes for a request that never left the client: connection refused, TLS failed. */
+const UNSENT_CURL_EXITS = new Set([7, 35]);
 
 /** The tail of nginx's error log, for a failure message. */
 async function nginxErrors(nginx: Nginx): Promise<string> {
