@@ -94,7 +94,10 @@ function buildServices(
     members: parts.members,
     certificates,
     presence: parts.presence,
-    failureBudget: new DatabaseFailureBudget(db, config.rateLimitFailuresPerMinute),
+    failureBudget: new DatabaseFailureBudget(db, {
+      failures: config.rateLimitFailures,
+      windowMs: config.rateLimitWindowMs,
+    }),
     firstuser: new FirstuserService({
       db,
       tokens,
