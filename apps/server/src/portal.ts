@@ -88,7 +88,12 @@ function buildServices(
   const presets = new PresetService(db, now);
   const takSettings = takSiteSettings(config);
   const takPackages = new TakPackageService(certificates, takSettings, presets);
-  const takEnrollmentTokens = new TakEnrollmentTokens(db, config.takEnroll?.tokenTtlMs ?? 0, now);
+  const takEnrollmentTokens = new TakEnrollmentTokens(
+    db,
+    config.takEnroll?.tokenTtlMs ?? 0,
+    now,
+    tokens,
+  );
   return {
     tokens,
     members: parts.members,
