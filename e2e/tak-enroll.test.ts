@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nodeTakClient } from '../apps/server/test/support/node-tak-client.js';
+import { enrollWithNodeTak } from '../apps/server/test/support/node-tak-client.js';
 import { approvedMember, firstAdmin } from './support/api.js';
 import {
   DESKTOP,
@@ -23,8 +23,9 @@ import { startService, type Service } from './support/service.js';
 
 // One-scan TAK enrollment in a real browser (issue 16): invite, callsign and the admin's
 // approval through the API, then the member's "Connect ATAK or iTAK" card on the mTLS face; the
-// user name and code read off the page are used by a TAK client library (@tak-ps/node-tak), and
-// the key that library made on its own opens the mTLS face as the member.
+// user name and code read off the page are used by a TAK client library (@tak-ps/node-tak,
+// unmodified, in its stock OAuth flow), and the key that library made on its own opens the mTLS
+// face as the member. The TAK host is `localhost`, so the library reaches the face by its name.
 
 let service: Service;
 let workDir: string;
@@ -34,7 +35,7 @@ let admin: KeyedBrowser;
 let caPem: string;
 
 beforeAll(async () => {
-  service = await startService();
+  service = await startService({ TAK_HOST: 'localhost' });
   workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-tak-enroll-'));
   const adminKey = { pfxFile: path.join(workDir, 'Falcon6.pfx'), password: 'Falcon6' };
   await writeFile(adminKey.pfxFile, (await firstAdmin(service, 'Falcon6')).pfx);
@@ -106,26 +107,19 @@ describe('Connect ATAK or iTAK', () => {
     expect(await card.getByRole('img', { name: 'QR code for ATAK' }).count()).toBe(1);
     expect(await card.getByRole('img', { name: 'QR code for iTAK' }).count()).toBe(1);
     const link = await card.getByRole('link', { name: /Open in ATAK/ }).getAttribute('href');
-    expect(link).toBe(
-      `tak://com.atakmap.app/enroll?host=tak.portal.localhost&username=Scout6&token=${token}`,
-    );
+    expect(link).toBe(`tak://com.atakmap.app/enroll?host=localhost&username=Scout6&token=${token}`);
     await keepScreenshot(page, 'tak-enroll-card-phone');
     await page.context().close();
 
-    const client = nodeTakClient({
-      port: service.takEnrollPort,
-      servername: 'tak.portal.localhost',
-      caPem,
+    const outcome = await enrollWithNodeTak({
+      url: `https://localhost:${String(service.takEnrollPort)}`,
+      caFile: service.rootCaFile,
       username,
       token,
     });
-    try {
-      const enrolled = await client.enroll();
-      expect(new X509Certificate(enrolled.cert).subject).toContain('CN=Scout6');
-      expect(await mtlsStatus(enrolled.cert, enrolled.key)).toBe(200);
-    } finally {
-      await client.close();
-    }
+    if ('error' in outcome) throw new Error(`node-tak refused: ${outcome.error.message}`);
+    expect(new X509Certificate(outcome.credentials.cert).subject).toContain('CN=Scout6');
+    expect(await mtlsStatus(outcome.credentials.cert, outcome.credentials.key)).toBe(200);
   });
 
   it('an admin shows a member’s enrollment QR from the user dialog', async () => {

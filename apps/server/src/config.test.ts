@@ -31,7 +31,8 @@ describe('loadConfig', () => {
       keyAlgorithm: 'rsa-2048',
       keysPerHour: 10,
       bodyLimitBytes: 65536,
-      rateLimitFailuresPerMinute: 10,
+      rateLimitFailures: 120,
+      rateLimitWindowMs: 10 * 60 * 1000,
     });
     expect(config.adminCodeTtlMs).toBe(24 * 60 * 60 * 1000);
     expect(config.enrollmentGraceMs).toBe(7 * 24 * 60 * 60 * 1000);

@@ -222,7 +222,8 @@ const environmentSchema = z.object({
   PORTAL_MEMBER_TOKEN_HOURS: positiveInt(24 * 30).default(24),
   PORTAL_ENROLLMENT_GRACE_DAYS: positiveInt(365).default(7),
   PORTAL_RESERVED_CALLSIGNS: reservedCallsigns,
-  PORTAL_RATE_LIMIT_FAILURES: positiveInt(100_000).default(10),
+  PORTAL_RATE_LIMIT_FAILURES: positiveInt(100_000).default(120),
+  PORTAL_RATE_LIMIT_WINDOW_MINUTES: positiveInt(24 * 60).default(10),
   PORTAL_BODY_LIMIT_BYTES: positiveInt(10 * 1024 * 1024).default(64 * 1024),
   PORTAL_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
   PORTAL_MAX_UNPROVEN_PER_ADDRESS: positiveInt(1_000_000).optional(),
@@ -317,7 +318,9 @@ export interface Config {
   enrollmentGraceMs: number;
   /** Callsigns nobody may take, lower-cased: the built-in ones and `PORTAL_RESERVED_CALLSIGNS`. */
   reservedCallsigns: readonly string[];
-  rateLimitFailuresPerMinute: number;
+  /** The failure budget (docs/api.md): failed guesses per client address and window. */
+  rateLimitFailures: number;
+  rateLimitWindowMs: number;
   bodyLimitBytes: number;
   /** Most connections open at once on the listener; the next is closed at accept. */
   maxConnections: number;
@@ -604,7 +607,8 @@ export function loadConfig(
     memberTokenTtlMs: settings.PORTAL_MEMBER_TOKEN_HOURS * HOUR,
     enrollmentGraceMs: settings.PORTAL_ENROLLMENT_GRACE_DAYS * DAY,
     reservedCallsigns: settings.PORTAL_RESERVED_CALLSIGNS,
-    rateLimitFailuresPerMinute: settings.PORTAL_RATE_LIMIT_FAILURES,
+    rateLimitFailures: settings.PORTAL_RATE_LIMIT_FAILURES,
+    rateLimitWindowMs: settings.PORTAL_RATE_LIMIT_WINDOW_MINUTES * MINUTE,
     bodyLimitBytes: settings.PORTAL_BODY_LIMIT_BYTES,
     maxConnections: settings.PORTAL_MAX_CONNECTIONS,
     maxUnprovenPerAddress,

@@ -9,6 +9,8 @@ export class HttpError extends Error {
     readonly statusCode: number,
     readonly detail: string,
     readonly headers: Record<string, string> = {},
+    /** The answer's body when a protocol fixes another shape than `{"detail": ...}`. */
+    readonly body?: Record<string, string>,
   ) {
     super(detail);
     this.name = new.target.name;

@@ -88,13 +88,21 @@ function buildServices(
   const presets = new PresetService(db, now);
   const takSettings = takSiteSettings(config);
   const takPackages = new TakPackageService(certificates, takSettings, presets);
-  const takEnrollmentTokens = new TakEnrollmentTokens(db, config.takEnroll?.tokenTtlMs ?? 0, now);
+  const takEnrollmentTokens = new TakEnrollmentTokens(
+    db,
+    config.takEnroll?.tokenTtlMs ?? 0,
+    now,
+    tokens,
+  );
   return {
     tokens,
     members: parts.members,
     certificates,
     presence: parts.presence,
-    failureBudget: new DatabaseFailureBudget(db, config.rateLimitFailuresPerMinute),
+    failureBudget: new DatabaseFailureBudget(db, {
+      failures: config.rateLimitFailures,
+      windowMs: config.rateLimitWindowMs,
+    }),
     firstuser: new FirstuserService({
       db,
       tokens,

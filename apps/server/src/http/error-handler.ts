@@ -27,7 +27,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
       return reply.status(422).send({ detail: error.issues });
     }
     if (error instanceof HttpError) {
-      return reply.status(error.statusCode).headers(error.headers).send({ detail: error.detail });
+      return reply
+        .status(error.statusCode)
+        .headers(error.headers)
+        .send(error.body ?? { detail: error.detail });
     }
     if (
       error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||

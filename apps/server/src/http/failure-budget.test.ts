@@ -13,6 +13,8 @@ async function refusal(budget: FailureBudget, address: string): Promise<unknown>
   }
 }
 
+const perMinute = (failures: number) => ({ failures, windowMs: 60_000 });
+
 /** Counts a failed guess: a reservation that is kept. */
 async function fail(budget: FailureBudget, address: string): Promise<void> {
   await budget.reserve(address);
@@ -21,7 +23,7 @@ async function fail(budget: FailureBudget, address: string): Promise<void> {
 describeWithMigratedDatabase('DatabaseFailureBudget', (database) => {
   it('answers 429 with Retry-After once an address spent its budget, until the minute ends', async () => {
     const clock = { now: 2_000_000 };
-    const budget = new DatabaseFailureBudget(database.handle.db, 3, () => clock.now);
+    const budget = new DatabaseFailureBudget(database.handle.db, perMinute(3), () => clock.now);
     for (let attempt = 0; attempt < 3; attempt += 1) await fail(budget, '10.0.0.1');
     clock.now += 20_000;
     const refused = await refusal(budget, '10.0.0.1');
@@ -35,9 +37,31 @@ describeWithMigratedDatabase('DatabaseFailureBudget', (database) => {
     expect(await refusal(budget, '10.0.0.1')).toBeUndefined();
   });
 
+  it('counts over the configured window: the default 120 in 10 minutes', async () => {
+    const clock = { now: 3_000_000 };
+    const budget = new DatabaseFailureBudget(
+      database.handle.db,
+      { failures: 120, windowMs: 10 * 60_000 },
+      () => clock.now,
+    );
+    for (let attempt = 0; attempt < 120; attempt += 1) {
+      clock.now += 1_000;
+      await fail(budget, '10.0.2.1');
+    }
+    // Two minutes after the first failure, the 121st waits out the other eight.
+    clock.now = 3_000_000 + 2 * 60_000 + 1_000;
+    const refused = await refusal(budget, '10.0.2.1');
+    expect(refused).toBeInstanceOf(TooManyRequestsError);
+    expect((refused as TooManyRequestsError).headers['retry-after']).toBe('480');
+    clock.now = 3_000_000 + 10 * 60_000;
+    expect(await refusal(budget, '10.0.2.1')).toBeInstanceOf(TooManyRequestsError);
+    clock.now += 1_000;
+    expect(await refusal(budget, '10.0.2.1')).toBeUndefined();
+  });
+
   it('gives a released attempt back, but only to the window it was taken from', async () => {
     const clock = { now: 5_000_000 };
-    const budget = new DatabaseFailureBudget(database.handle.db, 2, () => clock.now);
+    const budget = new DatabaseFailureBudget(database.handle.db, perMinute(2), () => clock.now);
     const first = await budget.reserve('10.0.1.1');
     await fail(budget, '10.0.1.1');
     expect(await refusal(budget, '10.0.1.1')).toBeInstanceOf(TooManyRequestsError);
@@ -55,8 +79,8 @@ describeWithMigratedDatabase('DatabaseFailureBudget', (database) => {
 
   it('reserves at most the budget of attempts arriving at once through several instances', async () => {
     const other = database.scratch.open();
-    const first = new DatabaseFailureBudget(database.handle.db, 20);
-    const second = new DatabaseFailureBudget(other.db, 20);
+    const first = new DatabaseFailureBudget(database.handle.db, perMinute(20));
+    const second = new DatabaseFailureBudget(other.db, perMinute(20));
     const outcomes = await Promise.all(
       Array.from({ length: 60 }, (_, index) =>
         refusal(index % 2 === 0 ? first : second, '192.0.2.9'),
@@ -77,7 +101,7 @@ describeWithMigratedDatabase('DatabaseFailureBudget', (database) => {
 
 describeWithMigratedDatabase('spendingBudget', (database) => {
   it('keeps the attempt only for refusals marked as failed guesses and answers called failures', async () => {
-    const budget = new DatabaseFailureBudget(database.handle.db, 1);
+    const budget = new DatabaseFailureBudget(database.handle.db, perMinute(1));
     await expect(
       spendingBudget(budget, 'a', () => Promise.reject(new Error('not a guess'))),
     ).rejects.toThrow('not a guess');
@@ -102,7 +126,7 @@ describeWithMigratedDatabase('spendingBudget', (database) => {
   });
 
   it('does not start the work when no attempt is left', async () => {
-    const budget = new DatabaseFailureBudget(database.handle.db, 1);
+    const budget = new DatabaseFailureBudget(database.handle.db, perMinute(1));
     await fail(budget, 'c');
     let started = false;
     await expect(

@@ -64,6 +64,19 @@ export function signClientJson(answer: TakEnrollmentAnswer): string {
   return JSON.stringify(body);
 }
 
+/**
+ * TAK Server's answer to a password grant on `/oauth/token` (Spring Authorization Server's
+ * OAuth2AccessTokenResponse, as TAK Server 5.7's PasswordGrantAuthenticationSuccessHandler writes
+ * it: no scope, no refresh token): `{"access_token", "token_type": "Bearer", "expires_in"}`.
+ */
+export function oauthTokenJson(token: { jwt: string; expiresInSeconds: number }): string {
+  return JSON.stringify({
+    access_token: token.jwt,
+    token_type: 'Bearer',
+    expires_in: token.expiresInSeconds,
+  });
+}
+
 /** `signClient/v2` for `Accept: application/xml`: `<enrollment><signedCert/><ca/>…</enrollment>`. */
 export function signClientXml(answer: TakEnrollmentAnswer): string {
   const cas = answer.cas.map((ca) => `<ca>${base64Lines(ca)}</ca>`).join('');

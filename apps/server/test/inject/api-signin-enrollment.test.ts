@@ -879,11 +879,11 @@ describe.each(testEngines())('sign-in and enrollment on $name', (engine) => {
 });
 
 describe.each(testEngines())('the failure budget on $name', (engine) => {
-  // The default budget: 10 failures a minute from one address.
-  const t = portalOn(engine);
+  // A small budget, so that one of each guarded call spends it: 10 failures in 10 minutes.
+  const t = portalOn(engine, { PORTAL_RATE_LIMIT_FAILURES: '10' });
   const { api, db } = t;
 
-  it('the 11th failure within a minute is 429 with retry-after on every guarded call', async () => {
+  it('the 11th failure within the window is 429 with retry-after on every guarded call', async () => {
     const admin = await t.state.portal.addMember('Boss1', { roles: ['admin'] });
     const code = await t.invite();
     const { enrolled } = await t.enroll('Waiting1', code);
@@ -925,8 +925,8 @@ describe.each(testEngines())('the failure budget on $name', (engine) => {
     for (const response of await Promise.all(refused)) {
       expect(response.status).toBe(429);
       const retryAfter = Number(response.headers['retry-after']);
-      expect(retryAfter).toBeGreaterThanOrEqual(1);
-      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(retryAfter).toBeGreaterThan(9 * 60);
+      expect(retryAfter).toBeLessThanOrEqual(10 * 60);
       expect(detailOf(response)).toBe('Too many attempts; try again later');
     }
     // Refused before any work: the admin code is still usable and nothing was written.
@@ -940,13 +940,53 @@ describe.each(testEngines())('the failure budget on $name', (engine) => {
   });
 });
 
-describe.each(testEngines())('50 simultaneous wrong guesses on $name', (engine) => {
-  // The default budget: 10 failures a minute from one address. Issue 13: on PostgreSQL all 50
-  // were evaluated, because the budget was checked, then spent, in two steps.
+describe.each(testEngines())('a roomful behind one address on $name', (engine) => {
+  // The default budget (product.md §3): 120 failures in 10 minutes per address.
+  const t = portalOn(engine);
+  const { api } = t;
+
+  it('50 people each mistyping their invite code twice, then entering it, all enroll', async () => {
+    const codes = await Promise.all(Array.from({ length: 50 }, () => t.invite()));
+    const check = async (invitecode: string) => {
+      const response = await api(
+        'public',
+        'GET',
+        `${apiPaths.checkInviteCode}?invitecode=${invitecode}`,
+      );
+      return response.status === 200
+        ? checkInviteCodeResponseSchema.parse(response.json()).invitecode_is_active
+        : response.status;
+    };
+    // Two typos each, all at once: the last character mistyped as another of the alphabet.
+    const typos = codes.flatMap((code) => {
+      const others = CODE_ALPHABET.replace(code.slice(-1), '');
+      return [0, 1].map((n) => `${code.slice(0, -1)}${others.charAt(n)}`);
+    });
+    expect(await Promise.all(typos.map(check))).toEqual(typos.map(() => false));
+    // Then the right codes, ten phones at the same moment: an attempt counts while it is being
+    // checked, so 100 failures leave room for 20 at once (docs/api.md, the arithmetic).
+    for (let first = 0; first < codes.length; first += 10) {
+      const wave = codes.slice(first, first + 10);
+      const outcomes = await Promise.all(
+        wave.map(async (code, index) => {
+          const valid = await check(code);
+          const { response } = await t.enroll(`Room${String(first + index)}`, code);
+          return [valid, response.status];
+        }),
+      );
+      expect(outcomes).toEqual(wave.map(() => [true, 200]));
+    }
+    expect(await Promise.all(codes.map((code) => t.usesOf(code)))).toEqual(codes.map(() => 1));
+  });
+});
+
+describe.each(testEngines())('300 simultaneous wrong guesses on $name', (engine) => {
+  // The default budget: 120 failures in 10 minutes from one address. Issue 13: on PostgreSQL
+  // all of a burst were evaluated, because the budget was checked, then spent, in two steps.
   const t = portalOn(engine);
   const { api, db } = t;
-  const BURST = 50;
-  const BUDGET = 10;
+  const BURST = 300;
+  const BUDGET = 120;
 
   const guesses: [string, (index: number) => Promise<ApiResponse>][] = [
     ['token/code/exchange', (i) => t.exchange(`WRONG${String(i).padStart(7, '2')}`)],
@@ -987,10 +1027,11 @@ describe.each(testEngines())('50 simultaneous wrong guesses on $name', (engine) 
       expect(evaluated.length).toBeGreaterThan(0);
       expect(evaluated.length).toBeLessThanOrEqual(BUDGET);
       expect(refused).toHaveLength(BURST - evaluated.length);
+      expect(refused.length).toBeGreaterThanOrEqual(BURST - BUDGET);
       for (const response of refused) {
         const retryAfter = Number(response.headers['retry-after']);
         expect(retryAfter).toBeGreaterThanOrEqual(1);
-        expect(retryAfter).toBeLessThanOrEqual(60);
+        expect(retryAfter).toBeLessThanOrEqual(10 * 60);
       }
       for (const response of evaluated) expect([200, 403]).toContain(response.status);
       const window = await db()

@@ -204,6 +204,18 @@ describe.skipIf(postgres === undefined)('behind nginx, two instances on PostgreS
     expect((await takCurl('/Marti/api/tls/config')).status).toBe(401);
     expect((await takCurl(apiPaths.healthcheck)).status).toBe(404);
     const basic = ['--user', `Ranger7:${token.token}`];
+    // Stock TAK libraries log in at TAK Server's OAuth first, then call tls/* with the token.
+    const grant = await takCurl(
+      `/oauth/token?grant_type=password&username=Ranger7&password=${token.token}`,
+      ['-X', 'POST'],
+    );
+    expect(grant.status, grant.body).toBe(200);
+    const { access_token: accessToken } = JSON.parse(grant.body) as { access_token: string };
+    const bearer = await takCurl('/Marti/api/tls/config', [
+      '-H',
+      `Authorization: Bearer ${accessToken}`,
+    ]);
+    expect(bearer.status).toBe(200);
     const config = await takCurl('/Marti/api/tls/config', basic);
     expect(config.status).toBe(200);
     expect(config.body).toContain('<nameEntry name="OU" value="members"/>');

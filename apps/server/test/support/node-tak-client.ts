@@ -1,32 +1,30 @@
-import { APIAuthPassword, TAKAPI } from '@tak-ps/node-tak';
-import { Agent, type Dispatcher } from 'undici';
+import { fileURLToPath } from 'node:url';
+import { run } from './processes.js';
 
 /**
- * `@tak-ps/node-tak` (CloudTAK's TAK client library) as an enrolling client. Its password login
- * sends Basic on `signClient/v2` only and expects to have logged in to TAK Server's OAuth for
- * `tls/config`, which the enrollment protocol does not have. So Basic goes on every request (as
- * ATAK sends it), and the connection trusts the portal's CA (the trust package's job on a phone).
+ * `@tak-ps/node-tak` (CloudTAK's TAK client library), unmodified, as an enrolling client: its
+ * stock flow, `TAKAPI.init(url, new APIAuthPassword(callsign, token))` (TAK Server's OAuth:
+ * `POST /oauth/token`, password grant) then `Credentials.generate()` (`tls/config` with the
+ * access token as Bearer, a key and CSR made with the openssl binary, `signClient/v2` with
+ * Basic). It runs in a Node process of its own, as CloudTAK does, with no code of the portal
+ * and no transport of the test's: it trusts the portal's CA the way any Node program is told
+ * to, `NODE_EXTRA_CA_CERTS`, and reaches the face by its name.
  */
-class EnrollmentLogin extends APIAuthPassword {
-  constructor(
-    username: string,
-    password: string,
-    private readonly dispatcher: Dispatcher,
-  ) {
-    super(username, password);
-  }
-
-  override fetch(
-    api: TAKAPI,
-    url: URL,
-    opts: { headers?: Record<string, string>; dispatcher?: Dispatcher },
-  ): Promise<unknown> {
-    const basic = Buffer.from(`${this.username}:${this.password}`).toString('base64');
-    opts.headers = { Authorization: `Basic ${basic}`, ...opts.headers };
-    opts.dispatcher = this.dispatcher;
-    return super.fetch(api, url, opts) as Promise<unknown>;
-  }
+const STOCK_FLOW = `
+import { APIAuthPassword, TAKAPI } from '@tak-ps/node-tak';
+const { TAK_URL, TAK_USERNAME, TAK_TOKEN } = process.env;
+try {
+  const api = await TAKAPI.init(new URL(TAK_URL), new APIAuthPassword(TAK_USERNAME, TAK_TOKEN));
+  const credentials = await api.Credentials.generate();
+  process.stdout.write(JSON.stringify({ credentials, jwt: api.auth.jwt }));
+} catch (error) {
+  process.stdout.write(
+    JSON.stringify({ error: { status: error.status, safe: error.safe, message: error.message } }),
+  );
 }
+`;
+
+const REPOSITORY_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 export interface NodeTakEnrollment {
   /** The member's certificate, PEM. */
@@ -37,41 +35,33 @@ export interface NodeTakEnrollment {
   ca: string[];
 }
 
-export interface NodeTakClient {
-  /** `Credentials.generate()`: tls/config, a new key and CSR, signClient/v2. */
-  enroll(): Promise<NodeTakEnrollment>;
-  close(): Promise<void>;
-}
+export type NodeTakOutcome =
+  { credentials: NodeTakEnrollment; jwt: string } | { error: { status: number; message: string } };
 
 /**
- * node-tak makes its key with the `pem` package, which prints every command's output (the new
- * private key included) to stdout when `CI=true`: keep that out of the test log.
+ * Runs node-tak's stock enrollment against `url` (`https://{takHost}:{port}`, a name that
+ * resolves to this machine), trusting the CA chain in `caFile`.
  */
-async function withoutPemDebug<T>(run: () => Promise<T>): Promise<T> {
-  const ci = process.env['CI'];
-  delete process.env['CI'];
-  try {
-    return await run();
-  } finally {
-    if (ci !== undefined) process.env['CI'] = ci;
-  }
-}
-
-/** A node-tak client for the enrollment face on 127.0.0.1:`port`, named `servername` by TLS. */
-export function nodeTakClient(options: {
-  port: number;
-  servername: string;
-  caPem: string;
+export async function enrollWithNodeTak(options: {
+  url: string;
+  caFile: string;
   username: string;
   token: string;
-}): NodeTakClient {
-  const agent = new Agent({ connect: { ca: options.caPem, servername: options.servername } });
-  const api = new TAKAPI(
-    new URL(`https://127.0.0.1:${String(options.port)}`),
-    new EnrollmentLogin(options.username, options.token, agent),
-  );
-  return {
-    enroll: () => withoutPemDebug(() => api.Credentials.generate()),
-    close: () => agent.close(),
-  };
+}): Promise<NodeTakOutcome> {
+  // node-tak's key maker (the pem package) prints every command's output, the new private key
+  // included, when CI=true: keep that out of the test log.
+  const env = { ...process.env };
+  delete env['CI'];
+  const result = await run(process.execPath, ['--input-type=module', '-e', STOCK_FLOW], {
+    cwd: REPOSITORY_ROOT,
+    env: {
+      ...env,
+      NODE_EXTRA_CA_CERTS: options.caFile,
+      TAK_URL: options.url,
+      TAK_USERNAME: options.username,
+      TAK_TOKEN: options.token,
+    },
+  });
+  if (result.code !== 0) throw new Error(`node-tak did not run: ${result.stderr}`);
+  return JSON.parse(result.stdout) as NodeTakOutcome;
 }

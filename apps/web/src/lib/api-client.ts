@@ -2,15 +2,35 @@ import type { ParsedResponse, ResponseName } from './response-schemas';
 import { noteNoResponse, noteResponse } from './reachability';
 import { STORAGE_KEYS, readStored } from './storage-keys';
 
-/** A non-OK answer: the status and the server's `detail` text when it sent one. */
+/**
+ * A non-OK answer: the status, the server's `detail` text when it sent one, and for a 429 the
+ * seconds its `Retry-After` says to wait.
+ */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   constructor(
     readonly status: number,
     readonly detail: string | undefined,
+    readonly retryAfterSeconds?: number,
   ) {
     super(detail ?? `Request failed with status ${status}`);
   }
+}
+
+/**
+ * For a refusal of too many attempts (429), the whole minutes to wait before the next one, as
+ * its `Retry-After` says (at least 1); undefined for any other error. Pages show it as "try
+ * again in N minutes" in the reader's language.
+ */
+export function minutesToWait(error: unknown): number | undefined {
+  if (!(error instanceof ApiError) || error.status !== 429) return undefined;
+  return Math.max(1, Math.ceil((error.retryAfterSeconds ?? 60) / 60));
+}
+
+/** `Retry-After` in seconds (the server sends seconds, never a date); undefined without one. */
+function retryAfterOf(response: Response): number | undefined {
+  const seconds = Number(response.headers.get('retry-after') ?? Number.NaN);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
 }
 
 export interface RequestOptions {
@@ -72,7 +92,7 @@ export async function apiRequest(path: string, options: RequestOptions = {}): Pr
     } catch {
       data = undefined;
     }
-    throw new ApiError(response.status, detailOf(data));
+    throw new ApiError(response.status, detailOf(data), retryAfterOf(response));
   }
   return response;
 }

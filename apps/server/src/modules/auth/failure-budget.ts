@@ -13,8 +13,10 @@ export type { Reservation };
 
 /**
  * Guessing is throttled per client address (docs/api.md): check-code, the invite check,
- * exchange, enroll and accept share one budget of failures a minute. Past it those calls answer
- * 429 with Retry-After until the minute is over; other addresses are unaffected.
+ * exchange, enroll, accept and the TAK enrollment face share one budget of failures a window
+ * (default 120 in 10 minutes: a roomful behind one NAT each mistyping twice stays within it,
+ * guessing a code does not). Past it those calls answer 429 with Retry-After until the window is
+ * over; other addresses are unaffected.
  *
  * An attempt is reserved before it is evaluated, and given back when it turns out not to be a
  * failed guess. So at most the budget is evaluated per address and window, however many guesses
@@ -27,7 +29,11 @@ export interface FailureBudget {
   release(reservation: Reservation): Promise<void>;
 }
 
-export const FAILURE_WINDOW_MS = 60_000;
+/** How many failed guesses one address may make in how long. */
+export interface FailureBudgetSize {
+  failures: number;
+  windowMs: number;
+}
 
 /** The budget in the `failure_windows` table, shared by every instance on the database. */
 export class DatabaseFailureBudget implements FailureBudget {
@@ -35,7 +41,7 @@ export class DatabaseFailureBudget implements FailureBudget {
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly failuresPerMinute: number,
+    private readonly size: FailureBudgetSize,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -44,16 +50,16 @@ export class DatabaseFailureBudget implements FailureBudget {
     const reservation = await reserveAttempt(this.db, {
       address,
       now,
-      windowMs: FAILURE_WINDOW_MS,
-      limit: this.failuresPerMinute,
+      windowMs: this.size.windowMs,
+      limit: this.size.failures,
     });
     if (reservation === undefined) {
       const startedAt = (await windowStart(this.db, address)) ?? now;
-      throw new TooManyRequestsError((startedAt + FAILURE_WINDOW_MS - now) / 1000);
+      throw new TooManyRequestsError((startedAt + this.size.windowMs - now) / 1000);
     }
     this.reserved += 1;
     // Now and then, forget finished windows so the table follows the recent offenders.
-    if (this.reserved % 256 === 0) await deleteWindowsBefore(this.db, now - FAILURE_WINDOW_MS);
+    if (this.reserved % 256 === 0) await deleteWindowsBefore(this.db, now - this.size.windowMs);
     return reservation;
   }
 

@@ -47,6 +47,21 @@ export interface IssuedToken {
 }
 
 /**
+ * The issuer of the access tokens the TAK enrollment face hands out on `/oauth/token`: another
+ * issuer than the portal's own, so that `verify` (every API bearer) refuses them and
+ * `verifyTakEnrollment` refuses every other token.
+ */
+const TAK_ENROLLMENT_ISSUER = 'callsign-portal/tak-enrollment';
+
+/** What an access token of the TAK enrollment face says (docs/tak.md, "Stock TAK libraries"). */
+export interface TakEnrollmentAccess {
+  /** The callsign as recorded. */
+  callsign: string;
+  /** Ties the access token to the one enrollment token it was granted for. */
+  binding: string;
+}
+
+/**
  * Writes a new key beside the final name and hard-links it into place: linking never replaces a
  * file, so when several instances sharing the data directory start at once, exactly one key wins
  * and every instance uses that one (a token signed by any instance verifies on all of them).
@@ -113,6 +128,50 @@ export class TokenService {
     const claims: TokenClaims = { iss: ISSUER, scope: input.scope, jti, iat, exp, ...madeBy };
     if (input.subject !== undefined) claims.sub = input.subject;
     return { jwt, claims };
+  }
+
+  /**
+   * An access token of the TAK enrollment face, shaped as TAK Server's: `sub` and `aud` the user
+   * name, `nbf`, `iat`, `exp`, `jti`, all flat. Stock clients read its claims without a JWT
+   * library (node-tak decodes the whole token as base64 and splits it at `}`), so the header is
+   * exactly 27 bytes (a multiple of 3: the payload starts on a base64 boundary) and the payload
+   * holds no nested object.
+   */
+  async issueTakEnrollment(
+    access: TakEnrollmentAccess,
+    expiresAt: Date,
+  ): Promise<{ jwt: string; expiresInSeconds: number }> {
+    const iat = Math.floor(this.now().getTime() / 1000);
+    const exp = Math.max(iat + 1, Math.floor(expiresAt.getTime() / 1000));
+    const jwt = await new SignJWT({ tak_token: access.binding })
+      .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+      .setIssuer(TAK_ENROLLMENT_ISSUER)
+      .setSubject(access.callsign)
+      .setAudience(access.callsign)
+      .setNotBefore(iat)
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .setJti(randomUUID())
+      .sign(this.privateKey);
+    return { jwt, expiresInSeconds: exp - iat };
+  }
+
+  /** What an unexpired access token of the TAK enrollment face says; otherwise undefined. */
+  async verifyTakEnrollment(jwt: string): Promise<TakEnrollmentAccess | undefined> {
+    try {
+      const { payload } = await jwtVerify(jwt, this.publicKey, {
+        algorithms: [ALGORITHM],
+        issuer: TAK_ENROLLMENT_ISSUER,
+        currentDate: this.now(),
+        requiredClaims: ['sub', 'exp', 'tak_token'],
+      });
+      const { sub, tak_token: binding } = payload;
+      if (typeof sub !== 'string' || typeof binding !== 'string') return undefined;
+      return { callsign: sub, binding };
+    } catch (error) {
+      if (error instanceof joseErrors.JOSEError) return undefined;
+      throw error;
+    }
   }
 
   /** The claims of a token this portal signed and that has not expired; otherwise undefined. */

@@ -12,6 +12,7 @@ import { registerFailureBudget } from '../../http/failure-budget.js';
 import { loggerOptions, registerRequestLogging } from '../../http/logger.js';
 import {
   certificateConfigXml,
+  oauthTokenJson,
   signClientJson,
   signClientPkcs12,
   signClientXml,
@@ -23,7 +24,14 @@ import {
   TAK_FACE_ACCESS_LEVELS,
   type TakFaceAccess,
 } from '../auth/access.js';
-import { answerFormat, deviceField, NotAcceptableError, type Device } from './tak-enrollment.js';
+import {
+  answerFormat,
+  deviceField,
+  NO_STORE,
+  NotAcceptableError,
+  passwordGrant,
+  type Device,
+} from './tak-enrollment.js';
 import type { RouteContext } from '../route-context.js';
 import type { LoginUse, TakEnrollmentLogin, TakEnrollmentTokens } from './tak-enrollment-tokens.js';
 
@@ -33,6 +41,8 @@ export const TAK_ENROLL_PATHS = {
   signClientV2: '/Marti/api/tls/signClient/v2',
   signClient: '/Marti/api/tls/signClient',
   profile: '/Marti/api/tls/profile/enrollment',
+  /** TAK Server's OAuth token endpoint: stock TAK libraries log in here first (product.md §14). */
+  oauthToken: '/oauth/token',
 } as const;
 
 /** A CSR is under 2 KB even for RSA-4096; nothing else is ever sent here. */
@@ -93,6 +103,11 @@ interface TakFaceRoute {
   method: 'GET' | 'POST';
   url: string;
   access: TakFaceAccess;
+  /**
+   * Where the callsign and token are: the `Authorization` header (Basic, or Bearer with an access
+   * token of `/oauth/token`), or a password grant's fields (the token endpoint itself).
+   */
+  credentials?: 'authorization' | 'password-grant';
   schema: FastifySchema;
   handler(
     login: TakEnrollmentLogin,
@@ -114,7 +129,18 @@ function takFaceRoute(app: FastifyInstance, tokens: TakEnrollmentTokens, route: 
     schema: route.schema,
     config: { access: route.access, failureBudget: true },
     handler: async (request, reply) => {
-      const login = await tokens.login(request.headers.authorization, LOGIN_USE[route.access]);
+      const use = LOGIN_USE[route.access];
+      const login =
+        route.credentials === 'password-grant'
+          ? await tokens.passwordLogin(
+              passwordGrant(
+                request.query as Record<string, unknown>,
+                typeof request.body === 'string' ? request.body : '',
+                request.headers['content-type'],
+              ),
+              use,
+            )
+          : await tokens.login(request.headers.authorization, use);
       return route.handler(login, request, reply);
     },
   });
@@ -129,8 +155,9 @@ function bytesAnswer(description: string, ...types: string[]): FastifySchema {
 /**
  * The TAK enrollment face (`https://{takHost}:8446`, docs/tak.md): its own small application
  * behind its own listener, so that neither it nor the portal's faces can ever answer the other's
- * paths. Only `/Marti/api/tls/*`; everything else is 404. Every call logs in with HTTP Basic
- * (callsign and a one-time token) and spends the caller's failure budget like the portal's code
+ * paths. Only `/Marti/api/tls/*` and TAK Server's `/oauth/token`; everything else is 404. Every
+ * call logs in with the callsign and a one-time token (HTTP Basic, a password grant, or the
+ * access token that grant gave) and spends the caller's failure budget like the portal's code
  * checks: a wrong login counts, and past the budget the face answers 429.
  */
 export async function buildTakEnrollApp(
@@ -166,6 +193,20 @@ export async function buildTakEnrollApp(
 
   const { takEnrollmentTokens: tokens, takEnrollment: enrollment } = context.services;
   const bodyText = (body: unknown) => (typeof body === 'string' ? body : '');
+
+  takFaceRoute(app, tokens, {
+    method: 'POST',
+    url: TAK_ENROLL_PATHS.oauthToken,
+    access: 'tak-enrollment-token',
+    credentials: 'password-grant',
+    schema: bytesAnswer("TAK Server's OAuth access token for this enrollment", 'application/json'),
+    handler: async (login, _request, reply) =>
+      reply
+        .headers(NO_STORE)
+        // TAK Server's (Spring's) type for it.
+        .header('content-type', 'application/json;charset=UTF-8')
+        .send(Buffer.from(oauthTokenJson(await tokens.accessToken(login)))),
+  });
 
   takFaceRoute(app, tokens, {
     method: 'GET',

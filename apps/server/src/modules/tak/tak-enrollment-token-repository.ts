@@ -50,14 +50,35 @@ export async function replaceTakEnrollmentToken(
     .execute();
 }
 
+/** A token found by its member's callsign: also its hash, to spend it by. */
+export interface FoundTakEnrollmentTokenOf extends FoundTakEnrollmentToken {
+  tokenHash: string;
+}
+
+/** The token with this hash, if any. */
 export async function findTakEnrollmentToken(
   executor: Executor,
   tokenHash: string,
 ): Promise<FoundTakEnrollmentToken | undefined> {
+  return findToken(executor, { column: 't.token_hash', value: tokenHash });
+}
+
+/** The member's token (each member has at most one), if any; the callsign as recorded. */
+export async function findTakEnrollmentTokenOf(
+  executor: Executor,
+  callsign: string,
+): Promise<FoundTakEnrollmentTokenOf | undefined> {
+  return findToken(executor, { column: 't.callsign', value: callsign });
+}
+
+async function findToken(
+  executor: Executor,
+  by: { column: 't.token_hash' | 't.callsign'; value: string },
+): Promise<FoundTakEnrollmentTokenOf | undefined> {
   const row = await executor
     .selectFrom('tak_enrollment_tokens as t')
     .innerJoin('members as m', 'm.callsign', 't.callsign')
-    .select(['t.callsign', 't.expires_at', 't.used_at', 't.made_by', 'm.status'])
+    .select(['t.callsign', 't.token_hash', 't.expires_at', 't.used_at', 't.made_by', 'm.status'])
     .select(['m.tak_team', 'm.tak_role'])
     .select((eb) =>
       eb
@@ -70,11 +91,12 @@ export async function findTakEnrollmentToken(
         )
         .as('is_admin'),
     )
-    .where('t.token_hash', '=', tokenHash)
+    .where(by.column, '=', by.value)
     .executeTakeFirst();
   return (
     row && {
       callsign: row.callsign,
+      tokenHash: row.token_hash,
       expiresAt: row.expires_at,
       usedAt: row.used_at,
       memberStatus: row.status,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { TAK_ENROLL_TOKEN_LENGTH } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
@@ -6,11 +7,14 @@ import type { Preset } from '@callsign/contract';
 import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { generateCode, hashCode } from '../auth/codes.js';
+import type { TokenService } from '../auth/token-service.js';
 import { findMember, refuseCodeForAnotherAdmin } from '../people/service.js';
 import { presetOf } from '../presets/preset.js';
 import {
   findTakEnrollmentToken,
+  findTakEnrollmentTokenOf,
   replaceTakEnrollmentToken,
+  type FoundTakEnrollmentToken,
   spendTakEnrollmentToken,
 } from './tak-enrollment-token-repository.js';
 import { sameCallsign } from '../people/callsign.js';
@@ -38,6 +42,20 @@ export interface TakEnrollmentLogin {
   preset: Preset;
   /** The admin whose code the token rests on; the key it signs records them. */
   madeBy: string | null;
+  /** When the token expires unspent (ms since the epoch). */
+  expiresAt: number;
+}
+
+/** The user name and password a TAK client logs in with: the callsign and the token. */
+export interface TakCredentials {
+  username: string;
+  password: string;
+}
+
+/** An access token of TAK Server's OAuth, for one enrollment (`POST /oauth/token`). */
+export interface TakAccessToken {
+  jwt: string;
+  expiresInSeconds: number;
 }
 
 export interface IssuedToken {
@@ -47,13 +65,13 @@ export interface IssuedToken {
 }
 
 const BASIC = /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i;
+/** TAK Server's own pattern for a bearer token (AccessTokenResolver). */
+const BEARER = /^Bearer ([a-zA-Z0-9-._~+/]+=*)$/i;
 /** No token the portal makes is longer; a longer password is refused before it is hashed. */
 const MAX_PASSWORD_LENGTH = 64;
 
 /** User name and password of an HTTP Basic header; undefined for anything else. */
-export function basicCredentials(
-  header: string | undefined,
-): { username: string; password: string } | undefined {
+export function basicCredentials(header: string | undefined): TakCredentials | undefined {
   const encoded = header === undefined ? undefined : BASIC.exec(header)?.[1];
   if (encoded === undefined) return undefined;
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
@@ -61,6 +79,19 @@ export function basicCredentials(
   if (colon < 0) return undefined;
   // ATAK trims both fields as they are typed; do the same for any client.
   return { username: decoded.slice(0, colon).trim(), password: decoded.slice(colon + 1).trim() };
+}
+
+/** A wrong login: 401, counted as a failed guess. */
+function refused(): BasicAuthError {
+  return countsAsFailure(new BasicAuthError('Wrong callsign or token'));
+}
+
+/**
+ * What ties an access token to the token it was granted for: derived from the token's hash, so
+ * the access token carries neither the token nor the hash the database keeps.
+ */
+function bindingOf(tokenHash: string): string {
+  return createHash('sha256').update(`tak-oauth:${tokenHash}`).digest('base64url');
 }
 
 /**
@@ -73,6 +104,7 @@ export class TakEnrollmentTokens {
     private readonly db: Kysely<Database>,
     private readonly ttlMs: number,
     private readonly now: () => Date,
+    private readonly accessTokens: Pick<TokenService, 'issueTakEnrollment' | 'verifyTakEnrollment'>,
   ) {}
 
   /**
@@ -116,22 +148,58 @@ export class TakEnrollmentTokens {
   }
 
   /**
-   * The member a TAK client logs in as with `Authorization: Basic callsign:token`. 401 without
-   * credentials; 401 counted as a failed guess (failure budget) for a wrong user name, an unknown,
-   * expired, spent or voided token, or a member who is no longer active.
+   * The member a TAK client logs in as: `Authorization: Basic callsign:token`, or `Bearer` with
+   * an access token `/oauth/token` granted for that token. 401 without credentials; 401 counted
+   * as a failed guess (failure budget) for a wrong user name, an unknown, expired, spent or
+   * voided token (an access token stands or falls with its token), or a member who is no longer
+   * active.
    */
   async login(authorization: string | undefined, use: LoginUse): Promise<TakEnrollmentLogin> {
+    const bearer = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+    if (bearer !== undefined) return this.bearerLogin(bearer, use);
     const credentials = basicCredentials(authorization);
     if (credentials === undefined) throw new BasicAuthError();
-    const refused = () => countsAsFailure(new BasicAuthError('Wrong callsign or token'));
+    return this.passwordLogin(credentials, use);
+  }
+
+  /** The member a TAK client logs in as with the callsign and token (Basic or a password grant). */
+  async passwordLogin(credentials: TakCredentials, use: LoginUse): Promise<TakEnrollmentLogin> {
     if (credentials.password === '' || credentials.password.length > MAX_PASSWORD_LENGTH) {
       throw refused();
     }
     const tokenHash = hashCode(credentials.password);
     const found = await findTakEnrollmentToken(this.db, tokenHash);
+    if (found === undefined || !sameCallsign(found.callsign, credentials.username)) {
+      throw refused();
+    }
+    return this.admitted(found, tokenHash, use);
+  }
+
+  /**
+   * TAK Server's OAuth access token for this login (`POST /oauth/token`): good only while the
+   * token it was granted for is, since every use looks that token up again (`login`).
+   */
+  accessToken(login: TakEnrollmentLogin): Promise<TakAccessToken> {
+    return this.accessTokens.issueTakEnrollment(
+      { callsign: login.callsign, binding: bindingOf(login.tokenHash) },
+      new Date(login.expiresAt + PROFILE_WINDOW_MS),
+    );
+  }
+
+  private async bearerLogin(jwt: string, use: LoginUse): Promise<TakEnrollmentLogin> {
+    const access = await this.accessTokens.verifyTakEnrollment(jwt);
+    const found =
+      access === undefined ? undefined : await findTakEnrollmentTokenOf(this.db, access.callsign);
+    if (found === undefined || access?.binding !== bindingOf(found.tokenHash)) throw refused();
+    return this.admitted(found, found.tokenHash, use);
+  }
+
+  private admitted(
+    found: FoundTakEnrollmentToken,
+    tokenHash: string,
+    use: LoginUse,
+  ): TakEnrollmentLogin {
     if (
-      found === undefined ||
-      !sameCallsign(found.callsign, credentials.username) ||
       found.memberStatus !== 'active' ||
       // Made for a member who has become an admin since: no admin makes a key for another.
       (found.madeBy !== null && found.memberIsAdmin) ||
@@ -145,6 +213,7 @@ export class TakEnrollmentTokens {
       spent: found.usedAt !== null,
       preset: presetOf(found.team, found.role),
       madeBy: found.madeBy,
+      expiresAt: found.expiresAt,
     };
   }
 
@@ -160,7 +229,7 @@ export class TakEnrollmentTokens {
   ): Promise<void> {
     const at = this.now().getTime();
     if (!(await spendTakEnrollmentToken(trx, { tokenHash: login.tokenHash, at, ...spend }))) {
-      throw countsAsFailure(new BasicAuthError('Wrong callsign or token'));
+      throw refused();
     }
   }
 

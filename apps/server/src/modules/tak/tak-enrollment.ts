@@ -9,7 +9,11 @@ import { csrDerFromBody, type TakEnrollmentAnswer } from '../../tak/tak-enrollme
 import { takEnrollmentTrust } from '../../tak/truststore.js';
 import type { CertificateService } from '../certificates/service.js';
 import type { TakSiteSettings } from './settings.js';
-import type { TakEnrollmentLogin, TakEnrollmentTokens } from './tak-enrollment-tokens.js';
+import type {
+  TakCredentials,
+  TakEnrollmentLogin,
+  TakEnrollmentTokens,
+} from './tak-enrollment-tokens.js';
 import { sameCallsign } from '../people/callsign.js';
 
 /** How a `signClient/v2` answer is written, by the request's `Accept`. */
@@ -44,6 +48,46 @@ export function deviceField(name: string, value: unknown): string | null {
   if (typeof value !== 'string' || value === '') return null;
   if (!TYPED_LINE.test(value)) throw new BadRequestError(`${name}: no control characters`);
   return value.slice(0, 255);
+}
+
+/** The answer headers of a token endpoint (RFC 6749 §5.1), on its refusals as on its tokens. */
+export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
+
+/** A request `/oauth/token` refuses before any login, in OAuth's shape (RFC 6749 §5.2): 400. */
+export class OAuthRequestError extends HttpError {
+  constructor(error: 'invalid_request' | 'unsupported_grant_type', description: string) {
+    super(400, description, { ...NO_STORE }, { error, error_description: description });
+  }
+}
+
+/**
+ * The callsign and token of TAK Server's password grant (`grant_type=password`, `username`,
+ * `password`): from a form body, or from the query, which TAK Server reads as well and where
+ * node-tak sends them. 400 in OAuth's shape for another grant or a missing field; these are no
+ * guesses, so they cost no failure budget.
+ */
+export function passwordGrant(
+  query: Record<string, unknown>,
+  body: string,
+  contentType: string | undefined,
+): TakCredentials {
+  const form = (contentType ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')
+    ? new URLSearchParams(body)
+    : new URLSearchParams();
+  const field = (name: string): string => {
+    const inQuery = query[name];
+    return form.get(name) ?? (typeof inQuery === 'string' ? inQuery : '');
+  };
+  if (field('grant_type') !== 'password') {
+    throw new OAuthRequestError('unsupported_grant_type', 'OAuth 2.0 Parameter: grant_type');
+  }
+  const username = field('username').trim();
+  const password = field('password').trim();
+  if (username === '')
+    throw new OAuthRequestError('invalid_request', 'OAuth 2.0 Parameter: username');
+  if (password === '')
+    throw new OAuthRequestError('invalid_request', 'OAuth 2.0 Parameter: password');
+  return { username, password };
 }
 
 export interface Device {

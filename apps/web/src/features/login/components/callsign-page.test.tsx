@@ -32,12 +32,12 @@ function Verified({
   return session.otpVerified ? children : null;
 }
 
-function renderCallsign(codeType: 'admin' | 'user' = 'user', reserved?: string) {
+function renderCallsign(codeType: 'admin' | 'user' = 'user', reserved?: string, language = 'en') {
   return renderWithProviders(
     <Verified codeType={codeType} {...(reserved === undefined ? {} : { reserved })}>
       <CallsignPage />
     </Verified>,
-    { path: '/login/callsign' },
+    { path: '/login/callsign', language },
   );
 }
 
@@ -220,6 +220,25 @@ describe('CallsignPage submit', () => {
     await user.type(await screen.findByLabelText('Callsign'), 'Alpha1');
     await user.click(screen.getByRole('button', { name: /save callsign/i }));
     expect(await screen.findByRole('alert')).toHaveTextContent(message);
+    expect(reloadTo).not.toHaveBeenCalled();
+  });
+
+  it('a 429 says in Finnish how long to wait, from Retry-After', async () => {
+    const user = userEvent.setup();
+    server.use(
+      http.post(apiPaths.enroll, () =>
+        HttpResponse.json(
+          { detail: 'Too many attempts; try again later' },
+          { status: 429, headers: { 'Retry-After': '61' } },
+        ),
+      ),
+    );
+    renderCallsign('user', undefined, 'fi');
+    await user.type(await screen.findByRole('textbox'), 'Alpha1');
+    await user.click(screen.getByRole('button', { name: /tallenna/i }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Tästä verkosta on tullut liian monta väärää yritystä. Yritä uudelleen 2 minuutin kuluttua.',
+    );
     expect(reloadTo).not.toHaveBeenCalled();
   });
 });

@@ -2,6 +2,7 @@ import { useRef, useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate } from 'react-router';
 import { Button } from '../../../components/button';
+import { minutesToWait } from '../../../lib/api-client';
 import { TextField } from '../../../components/text-field';
 import { useSetGlobalLoading } from '../../../lib/global-loading';
 import { reloadTo } from '../../../lib/navigation';
@@ -34,7 +35,12 @@ export function CallsignPage() {
 
   const onFailure = (error: unknown) => {
     setLoading(false);
-    setSubmitError(t(callsignErrorKey(error)));
+    const wait = minutesToWait(error);
+    setSubmitError(
+      wait === undefined
+        ? t(callsignErrorKey(error))
+        : t('errors.too_many_attempts', { count: wait }),
+    );
   };
 
   const onSubmit = (event: SubmitEvent<HTMLFormElement>) => {

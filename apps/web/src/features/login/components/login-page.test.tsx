@@ -51,13 +51,13 @@ function CallsignStub() {
   );
 }
 
-function renderLogin(path: string) {
+function renderLogin(path: string, language = 'en') {
   return renderWithProviders(
     <Routes>
       <Route path="/login" element={<LoginPage />} />
       <Route path="/login/callsign" element={<CallsignStub />} />
     </Routes>,
-    { path },
+    { path, language },
   );
 }
 
@@ -149,7 +149,7 @@ describe('LoginPage', () => {
     const user = userEvent.setup();
     server.use(
       http.get(apiPaths.checkAdminCode, () =>
-        HttpResponse.json({ detail: 'Too many attempts' }, { status: 429 }),
+        HttpResponse.json({ detail: 'Database unreachable' }, { status: 503 }),
       ),
       http.get(apiPaths.checkInviteCode, () => HttpResponse.json({ invitecode_is_active: false })),
     );
@@ -157,7 +157,36 @@ describe('LoginPage', () => {
     await user.type(screen.getByLabelText('One-time code'), 'ABCDEFGH');
     await user.click(screen.getByRole('button', { name: 'Continue' }));
     await waitFor(() => {
-      expect(screen.getByRole('alert')).toHaveTextContent('Too many attempts');
+      expect(screen.getByRole('alert')).toHaveTextContent('Database unreachable');
+    });
+  });
+
+  it.each([
+    ['en', 300, 'Too many wrong attempts from this network. Try again in 5 minutes.'],
+    ['en', 45, 'Too many wrong attempts from this network. Try again in 1 minute.'],
+    [
+      'fi',
+      599,
+      'Tästä verkosta on tullut liian monta väärää yritystä. Yritä uudelleen 10 minuutin kuluttua.',
+    ],
+  ])('a 429 says in %s how long to wait, from Retry-After: %i', async (language, seconds, text) => {
+    const user = userEvent.setup();
+    const tooMany = () =>
+      HttpResponse.json(
+        { detail: 'Too many attempts; try again later' },
+        { status: 429, headers: { 'Retry-After': String(seconds) } },
+      );
+    server.use(
+      http.get(apiPaths.checkAdminCode, tooMany),
+      http.get(apiPaths.checkInviteCode, tooMany),
+    );
+    renderLogin('/login', language);
+    await user.type(screen.getByRole('textbox'), 'ABCDEFGH');
+    await user.click(
+      screen.getByRole('button', { name: language === 'en' ? 'Continue' : 'Jatka' }),
+    );
+    await waitFor(() => {
+      expect(screen.getByRole('alert')).toHaveTextContent(text);
     });
   });
 

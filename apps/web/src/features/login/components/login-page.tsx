@@ -4,7 +4,7 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { Button } from '../../../components/button';
 import { HeroImage } from '../../../components/hero-image';
 import { TextField } from '../../../components/text-field';
-import { ApiError } from '../../../lib/api-client';
+import { ApiError, minutesToWait } from '../../../lib/api-client';
 import { mtlsOrigin } from '../../../lib/hosts';
 import { isPortalReachable } from '../../../lib/reachability';
 import { reloadTo } from '../../../lib/navigation';
@@ -57,12 +57,15 @@ export function LoginPage() {
         }
       },
       onError: (error) => {
+        const wait = minutesToWait(error);
         setServerError(
-          error instanceof ApiError && error.detail !== undefined
-            ? error.detail
-            : isPortalReachable()
-              ? 'Unknown error'
-              : t('offline.no_connection'),
+          wait !== undefined
+            ? t('errors.too_many_attempts', { count: wait })
+            : error instanceof ApiError && error.detail !== undefined
+              ? error.detail
+              : isPortalReachable()
+                ? 'Unknown error'
+                : t('offline.no_connection'),
         );
       },
     });

@@ -4,7 +4,7 @@ import { Button } from '../../../../components/button';
 import { ConfirmStepButtons } from '../../../../components/confirm-dialog';
 import { Dialog } from '../../../../components/dialog';
 import { TextField } from '../../../../components/text-field';
-import { errorMessage } from '../../../../lib/api-client';
+import { errorMessage, minutesToWait } from '../../../../lib/api-client';
 import { useApproveUser, useRejectUser } from '../api/approvals';
 import { approvalReducer, INITIAL_APPROVAL } from './approval-machine';
 
@@ -36,7 +36,10 @@ export function ApprovalDialog({
     if (!open && !busy) finish();
   };
   const failed = (error: unknown) => {
-    dispatch({ type: 'failed', message: errorMessage(error) });
+    const wait = minutesToWait(error);
+    const message =
+      wait === undefined ? errorMessage(error) : t('errors.too_many_attempts', { count: wait });
+    dispatch({ type: 'failed', message });
   };
 
   switch (state.step) {

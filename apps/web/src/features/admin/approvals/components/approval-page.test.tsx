@@ -155,6 +155,25 @@ describe('ApprovalPage and its dialog', () => {
     expect(within(dialog).queryByText('User approved.')).not.toBeInTheDocument();
   });
 
+  it('a refused approval past the failure budget says how long to wait', async () => {
+    fakeApi(['Ranger1'], {
+      accept: () =>
+        HttpResponse.json(
+          { detail: 'Too many attempts; try again later' },
+          { status: 429, headers: { 'Retry-After': '540' } },
+        ),
+    });
+    const user = userEvent.setup();
+    renderPage();
+    await user.click(await screen.findByRole('button', { name: /Ranger1/ }));
+    const dialog = await screen.findByRole('dialog');
+    await user.type(within(dialog).getByLabelText('Approval code'), 'ABCD2345');
+    await user.click(within(dialog).getByRole('button', { name: 'Approve' }));
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent(
+      'Approval error: Too many wrong attempts from this network. Try again in 9 minutes.',
+    );
+  });
+
   it('rejects only after the confirmation: initial → rejecting → rejected, by a lock call', async () => {
     const answer = gate();
     const api = fakeApi(['Ranger2'], {

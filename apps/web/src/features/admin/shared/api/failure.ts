@@ -5,7 +5,9 @@ import { ApiError } from '../../../../lib/api-client';
  * else `fallback`. The status stays, so that a 409 can be told apart.
  */
 export function adminFailure(error: unknown, fallback: string): never {
-  if (error instanceof ApiError) throw new ApiError(error.status, error.detail ?? fallback);
+  if (error instanceof ApiError) {
+    throw new ApiError(error.status, error.detail ?? fallback, error.retryAfterSeconds);
+  }
   throw error;
 }
 
