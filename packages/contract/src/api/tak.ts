@@ -33,6 +33,7 @@ export const takEnrollmentTokenResponseSchema = z.object({
   atak_uri: z.string().startsWith('tak://'),
   /** `{deployment},{host},{TAK port},ssl`: iTAK's server QR code (it then asks for both). */
   itak_qr: z.string(),
+  registration_qr: z.string(),
   /**
    * Whether phones trust the enrollment face's certificate by themselves (a publicly trusted
    * one). When false, ATAK imports the trust package before it scans.
