@@ -45,6 +45,12 @@ export function registerTakEnrollmentRoutes(app: FastifyInstance, context: Route
       port: publicPort,
       atak_uri: atakEnrollUri({ takHost, takPort, username: issued.callsign, token: issued.token }),
       itak_qr: itakServerQr({ deployment, takHost, takPort }),
+      // Stand-in until issue 28's server part (branch tak28) lands: the §14 registration form.
+      registration_qr: JSON.stringify({
+        type: 'registration',
+        serverCredentials: { connectionString: `${takHost}:${String(takPort)}:ssl` },
+        userCredentials: { username: issued.callsign, password: issued.token },
+      }),
       trusted_by_phones: publiclyTrusted,
     };
   }
