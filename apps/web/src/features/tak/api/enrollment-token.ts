@@ -43,9 +43,17 @@ export function useEnrollmentToken(callsign?: string) {
   };
 }
 
-/** GET tak/trust-package, saved as ATAK opens it (see TAK_PACKAGE_SAVE_TYPE). */
-export async function downloadTrustPackage(): Promise<void> {
-  const response = await apiRequest(takPaths.trustPackage, { bearer: true });
+/** The trust package's flavours: ATAK's suffixed keys, or iTAK's (`?client=itak`, §14). */
+export type TrustPackageClient = 'atak' | 'itak';
+
+/** The trust package's address: iTAK's flavour asked for with `?client=itak`. */
+export function trustPackagePath(client: TrustPackageClient): string {
+  return client === 'itak' ? `${takPaths.trustPackage}?client=itak` : takPaths.trustPackage;
+}
+
+/** GET tak/trust-package (of the flavour), saved as the TAK apps open it (TAK_PACKAGE_SAVE_TYPE). */
+export async function downloadTrustPackage(client: TrustPackageClient): Promise<void> {
+  const response = await apiRequest(trustPackagePath(client), { bearer: true });
   const disposition = response.headers.get('content-disposition') ?? '';
   const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? 'trust.zip';
   const bytes = await response.arrayBuffer();

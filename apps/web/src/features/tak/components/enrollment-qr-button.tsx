@@ -50,7 +50,12 @@ export function EnrollmentQrButton({ callsign }: { callsign: string }) {
         }
       >
         {token.code !== undefined && (
-          <EnrollmentCodes token={token.code} busy={token.isPending} onNewCode={token.make} />
+          <EnrollmentCodes
+            token={token.code}
+            device="screen"
+            busy={token.isPending}
+            onNewCode={token.make}
+          />
         )}
         {token.code === undefined && token.isPending && <p>{t('tak_enroll.making')}</p>}
         {token.error !== null && (
