@@ -22,7 +22,7 @@ export const KEY_PAGE_OSES: readonly { os: Platform; guide: GuideOs }[] = [
 
 const OsGuide = lazy(() => import('./os-guide'));
 
-/** Where "Navigate with your key" goes: the mTLS face, admin area or the member's home. */
+/** Where "Open the portal with your key" goes: the mTLS face, admin area or the member's home. */
 export function keyNavigationUrl(isAdmin: boolean, callsign: string | null, origin = mtlsOrigin()) {
   return `${origin}${isAdmin ? paths.admin.home.path : paths.users.home.href(callsign ?? '')}`;
 }
