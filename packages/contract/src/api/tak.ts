@@ -11,6 +11,11 @@ export const takPaths = {
     `${API_PREFIX}/tak/enrollment-token/${encodeURIComponent(callsign)}`,
   /** GET (the member): the trust package, a zip without any key. */
   trustPackage: `${API_PREFIX}/tak/trust-package`,
+  /**
+   * GET (anyone, on the public face): the same trust package without a user name, for a phone
+   * that scans its address off a laptop's TAK card and is signed in nowhere (issue 31).
+   */
+  unnamedTrustPackage: `${API_PREFIX}/tak/trust-package/unnamed`,
 } as const;
 
 /** Characters of an enrollment token, from the code alphabet (single use, minutes to live). */

@@ -110,6 +110,29 @@ export function registerTakEnrollmentRoutes(app: FastifyInstance, context: Route
         .send(Buffer.from(zip));
     },
   );
+
+  api.get(
+    takPaths.unnamedTrustPackage,
+    {
+      config: { access: 'anonymous' },
+      schema: {
+        response: {
+          200: {
+            description: 'The trust package without a user name: a zip without any key',
+            content: { 'application/zip': { schema: trustPackageResponseSchema } },
+          },
+        },
+      },
+    },
+    async (_request, reply) => {
+      face();
+      const zip = await enrollment.unnamedTrustPackage();
+      return (reply as FastifyReply)
+        .type('application/zip')
+        .header('content-disposition', `attachment; filename="${config.deployment}_trust.zip"`)
+        .send(Buffer.from(zip));
+    },
+  );
 }
 
 /** GET admin/tak-readiness (admin): the TAK side as the portal itself can see it. */

@@ -131,6 +131,15 @@ export class TakEnrollment {
    * truststore with the same CAs an enrollment answers (they validate the enrollment face and the
    * TAK server). No key: it is not a credential.
    */
+  /**
+   * The trust package without a user name (ATAK then asks for both user name and code): nothing
+   * in it is personal or secret (the CA certificates are public files, the TAK host public), so
+   * anyone may have it, as a phone that scanned its address off a laptop's screen.
+   */
+  unnamedTrustPackage(): Promise<Uint8Array> {
+    return this.trustPackage('');
+  }
+
   async trustPackage(callsign: string): Promise<Uint8Array> {
     const truststore = await buildTrustStorePkcs12({
       certificatesPem: (await this.caCertificates()).map((der) => encodePem('CERTIFICATE', der)),
