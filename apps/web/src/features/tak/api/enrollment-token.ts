@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { takPaths } from '@callsign/contract';
 import { apiJson, apiRequest, type ApiResponse } from '../../../lib/api-client';
 import { saveBlob } from '../../../lib/download';
+import { publicOrigin } from '../../../lib/hosts';
 import { TAK_PACKAGE_SAVE_TYPE, takKeys } from './tak-packages';
 
 export type EnrollmentToken = ApiResponse<'takEnrollmentToken'>;
@@ -49,6 +50,18 @@ export type TrustPackageClient = 'atak' | 'itak';
 /** The trust package's address: iTAK's flavour asked for with `?client=itak`. */
 export function trustPackagePath(client: TrustPackageClient): string {
   return client === 'itak' ? `${takPaths.trustPackage}?client=itak` : takPaths.trustPackage;
+}
+
+/**
+ * Where a phone gets the trust package by scanning a laptop's screen, signed in nowhere: the
+ * unnamed one on the public face (of the flavour).
+ */
+export function unnamedTrustPackageUrl(
+  client: TrustPackageClient,
+  origin = publicOrigin(),
+): string {
+  const path = takPaths.unnamedTrustPackage;
+  return `${origin}${client === 'itak' ? `${path}?client=itak` : path}`;
 }
 
 /** GET tak/trust-package (of the flavour), saved as the TAK apps open it (TAK_PACKAGE_SAVE_TYPE). */

@@ -210,13 +210,26 @@ describe.each(['Windows', 'Linux', 'MacOS'] as const)('ConnectTakCard on a lapto
     expect(screen.queryByRole('link', { name: /Open in ATAK/ })).toBeNull();
     const qrs = screen.getAllByRole('img').map((img) => img.getAttribute('aria-label'));
     expect(qrs).toEqual([
+      'QR code: the trust package for ATAK',
+      'QR code: the trust package for iTAK',
       'QR code for ATAK',
       'QR code for iTAK',
       'QR code for TAK Tracker and TAKAware',
     ]);
-    expect(before(screen.getByTestId('tak-enroll-trust'), screen.getAllByRole('img')[0]!)).toBe(
-      true,
+    // The trust package's codes: the unnamed package on the public face, for a phone's camera.
+    const trustQr = (name: string) => screen.getByRole('img', { name }).innerHTML;
+    expect(trustQr('QR code: the trust package for ATAK')).toBe(
+      qrMarkup(`https://localhost:3000${takPaths.unnamedTrustPackage}`),
     );
+    expect(trustQr('QR code: the trust package for iTAK')).toBe(
+      qrMarkup(`https://localhost:3000${takPaths.unnamedTrustPackage}?client=itak`),
+    );
+    expect(
+      before(
+        screen.getByTestId('tak-enroll-trust'),
+        screen.getByRole('img', { name: 'QR code for ATAK' }),
+      ),
+    ).toBe(true);
     await userEvent.click(screen.getByRole('button', { name: 'Trust package for iTAK' }));
     await userEvent.click(screen.getByRole('button', { name: 'Trust package for ATAK' }));
     await vi.waitFor(() => {

@@ -5,12 +5,13 @@ import { Card } from '../../../components/card';
 import { errorMessage } from '../../../lib/api-client';
 import { detectCurrentPlatform, type Platform } from '../../../lib/platform';
 import {
+  unnamedTrustPackageUrl,
   useEnrollmentToken,
   useTrustPackageDownload,
   type EnrollmentToken,
   type TrustPackageClient,
 } from '../api/enrollment-token';
-import { EnrollmentCodes, takCodeDevice, type TakCodeDevice } from './enrollment-codes';
+import { EnrollmentCodes, QrSection, takCodeDevice, type TakCodeDevice } from './enrollment-codes';
 
 /** Where the page offers the TAK settings download, relative to this card (or not at all). */
 export type SettingsDownloadPlace = 'above' | 'below' | 'none';
@@ -26,7 +27,11 @@ const TRUST_FLAVOURS: Record<TakCodeDevice, readonly TrustPackageClient[]> = {
   screen: ['atak', 'itak'],
 };
 
-/** "Download the trust package", the iOS flavour on an iPhone, with what to do with it. */
+/**
+ * The trust package: on a phone its download (iTAK's flavour on an iPhone); on a laptop first a
+ * QR code per app that the phone's camera opens (the unnamed package, no sign-in needed), then
+ * the downloads to send on.
+ */
 function TrustStep({ device }: { device: TakCodeDevice }) {
   const { t } = useTranslation();
   const trust = useTrustPackageDownload();
@@ -39,6 +44,23 @@ function TrustStep({ device }: { device: TakCodeDevice }) {
       >
         <p className="font-semibold">{t('tak_enroll.trust_title')}</p>
         <p>{t('tak_enroll.trust_why')}</p>
+        {device === 'screen' && (
+          <>
+            <p>{t('tak_enroll.trust_scan')}</p>
+            <div className="grid gap-5 sm:grid-cols-2">
+              {flavours.map((client) => (
+                <QrSection
+                  key={client}
+                  id={`tak-enroll-trust-${client}`}
+                  title={t(`tak_enroll.${client}_title`)}
+                  link={unnamedTrustPackageUrl(client)}
+                  label={t(`tak_enroll.trust_qr.${client}`)}
+                />
+              ))}
+            </div>
+          </>
+        )}
+        {device === 'screen' && <p>{t('tak_enroll.trust_open.screen')}</p>}
         <div className="flex flex-col gap-2 sm:flex-row">
           {flavours.map((client) => (
             <Button
@@ -55,7 +77,7 @@ function TrustStep({ device }: { device: TakCodeDevice }) {
             </Button>
           ))}
         </div>
-        <p>{t(`tak_enroll.trust_open.${device}`)}</p>
+        {device !== 'screen' && <p>{t(`tak_enroll.trust_open.${device}`)}</p>}
         {trust.error !== null && (
           <p role="alert" className="text-red-800">
             {t('tak_enroll.failed')} {errorMessage(trust.error)}

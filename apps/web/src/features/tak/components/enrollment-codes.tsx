@@ -32,7 +32,7 @@ function useNow(): number {
   return now;
 }
 
-const QR_SIZE = 200;
+export const QR_SIZE = 200;
 
 type QrCodeOf = 'atak' | 'itak' | 'registration';
 
@@ -43,13 +43,21 @@ const QR_CODES_ON: Record<TakCodeDevice, readonly QrCodeOf[]> = {
   screen: ['atak', 'itak', 'registration'],
 };
 
-function QrSection({ id, title, link, label }: Record<'id' | 'title' | 'link' | 'label', string>) {
+export function QrSection({
+  id,
+  title,
+  link,
+  label,
+}: Record<'id' | 'title' | 'link' | 'label', string>) {
   return (
     <section aria-labelledby={id} className="flex flex-col gap-2">
       <h4 id={id} className="font-semibold">
         {title}
       </h4>
-      <LinkQrCode link={link} label={label} size={QR_SIZE} />
+      {/* Pushed to the foot of the section: a row of codes lines up under titles of any length. */}
+      <div className="mt-auto">
+        <LinkQrCode link={link} label={label} size={QR_SIZE} />
+      </div>
     </section>
   );
 }
