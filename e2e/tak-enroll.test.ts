@@ -37,11 +37,12 @@ let member: KeyedBrowser;
 let admin: KeyedBrowser;
 let caPem: string;
 let adminJwt: string;
+let adminKey: { pfxFile: string; password: string };
 
 beforeAll(async () => {
   service = await startService();
   workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-tak-enroll-'));
-  const adminKey = { pfxFile: path.join(workDir, 'Falcon6.pfx'), password: 'Falcon6' };
+  adminKey = { pfxFile: path.join(workDir, 'Falcon6.pfx'), password: 'Falcon6' };
   const first = await firstAdmin(service, 'Falcon6');
   adminJwt = first.jwt;
   await writeFile(adminKey.pfxFile, first.pfx);
@@ -361,4 +362,86 @@ describe('Chromium on Linux', () => {
       await checkAndClose(page, `key-page-linux-${language}-desktop`);
     },
   );
+});
+
+/** A page of `keyed` in `language` on `device`, `url` loaded, ready for the axe check. */
+async function openIn(
+  keyed: KeyedBrowser,
+  url: string,
+  device: BrowserContextOptions,
+  language: Language,
+  storage: Record<string, string> = {},
+): Promise<Page> {
+  const context = await keyed.browser.newContext({ ...device, bypassCSP: true });
+  await context.addInitScript(
+    ([lng, stored]) => {
+      localStorage.setItem('i18nextLng', lng);
+      for (const [name, value] of Object.entries(stored)) localStorage.setItem(name, value);
+    },
+    [language, storage] as const,
+  );
+  const page = await context.newPage();
+  await page.goto(url, { waitUntil: 'networkidle' });
+  return page;
+}
+
+describe.each([
+  ['phone', PHONE],
+  ['desktop', DESKTOP],
+] as const)('issue 31’s other pages on a %s', (name, device) => {
+  it.each(['en', 'fi'] as const)('read as they should (%s)', async (language) => {
+    const fi = language === 'fi';
+    // Waiting for approval: "moves on by itself" in plain sight.
+    const invite = await call(service, 'POST', '/api/v1/enrollment/invitecode/create', {
+      key: adminKey,
+    });
+    const callsign = `Wait${name === 'phone' ? 'P' : 'D'}${language}`;
+    const enrolled = (await call(service, 'POST', '/api/v1/enrollment/invitecode/enroll', {
+      json: { callsign, invite_code: (invite.json() as { invite_code: string }).invite_code },
+    }).then((answer) => answer.json())) as { jwt: string; approvecode: string };
+    const waiting = await openIn(member, `${service.origin}/login/enrollment`, device, language, {
+      token: enrolled.jwt,
+      callsign,
+      approveCode: enrolled.approvecode,
+    });
+    const movesOn = fi ? /Sivu siirtyy eteenpäin itsestään/ : /This page moves on by itself/;
+    await expect.poll(() => waiting.getByText(movesOn).isVisible()).toBe(true);
+    await checkAndClose(waiting, `enrollment-waiting-${language}-${name}`);
+
+    // Your keys: the list first, each key with its time and serial number's end.
+    const keys = await openIn(member, `${service.mtlsOrigin}/app/keys`, device, language);
+    const list = keys.getByRole('region', { name: fi ? 'Avaimet' : 'Keys', exact: true });
+    await expect
+      .poll(() => list.innerText())
+      .toMatch(fi ? /tehty klo .*, sarjanumero päättyy/ : /made at .*, serial number ending/);
+    const newKey = keys.getByRole('region', { name: fi ? 'Hae uusi avain' : 'Get a new key' });
+    expect(await top(list)).toBeLessThan(await top(newKey));
+    await checkAndClose(keys, `keys-page-${language}-${name}`);
+
+    // The quickstart installs first, then connects.
+    const quickstart = `${service.mtlsOrigin}/app/services/tak/quickstart`;
+    const install = await openIn(member, `${quickstart}/android1`, device, language);
+    await expect
+      .poll(() => install.locator('main h1').innerText())
+      .toBe(fi ? 'Asenna ATAK-CIV' : 'Install ATAK-CIV');
+    await checkAndClose(install, `tak-quickstart-android1-${language}-${name}`);
+    const connect = await openIn(member, `${quickstart}/android2`, device, language);
+    await expect
+      .poll(() => connect.locator('main h1').innerText())
+      .toMatch(/^(Connect|Yhdistä) ATAK/);
+    await checkAndClose(connect, `tak-quickstart-android2-${language}-${name}`);
+
+    // An admin on a default install: no identity console link pointing nowhere.
+    const areas = await openIn(
+      admin,
+      `${service.mtlsOrigin}/app/admin/manageusers`,
+      device,
+      language,
+    );
+    const none = fi
+      ? /ei ole määritetty identiteetinhallinnan konsolia/
+      : /No identity-management console is set up/;
+    await expect.poll(() => areas.getByText(none).isVisible()).toBe(true);
+    await checkAndClose(areas, `admin-manageusers-no-console-${language}-${name}`);
+  });
 });
