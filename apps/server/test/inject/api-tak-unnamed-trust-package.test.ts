@@ -49,6 +49,17 @@ describe('GET tak/trust-package/unnamed', () => {
     expect(prefOf(own.body).replace('>Trust2<', '><')).toBe(prefOf(unnamed.body));
   });
 
+  it('is built once for every caller a while, not once per anonymous request', async () => {
+    const first = await portal.api('public', 'GET', takPaths.unnamedTrustPackage);
+    const second = await portal.api('public', 'GET', takPaths.unnamedTrustPackage);
+    // A build differs from the next (the truststore's salts are random): equal bytes are one build.
+    const member = await portal.addMember('Trust3');
+    const ownOnce = await portal.api('mtls', 'GET', takPaths.trustPackage, { key: member });
+    const ownAgain = await portal.api('mtls', 'GET', takPaths.trustPackage, { key: member });
+    expect(ownOnce.body.equals(ownAgain.body)).toBe(false);
+    expect(first.body.equals(second.body)).toBe(true);
+  });
+
   it('on the mTLS face wants a key, as every call there but the health check', async () => {
     const response = await portal.api('mtls', 'GET', takPaths.unnamedTrustPackage);
     expect(response.status).toBe(403);
