@@ -45,7 +45,8 @@ export function useEnrollmentToken(callsign?: string) {
 }
 
 /** The trust package's flavours: ATAK's suffixed keys, or iTAK's (`?client=itak`, §14). */
-export type TrustPackageClient = 'atak' | 'itak';
+export const TRUST_PACKAGE_CLIENTS = ['atak', 'itak'] as const;
+export type TrustPackageClient = (typeof TRUST_PACKAGE_CLIENTS)[number];
 
 /** The trust package's address: iTAK's flavour asked for with `?client=itak`. */
 export function trustPackagePath(client: TrustPackageClient): string {

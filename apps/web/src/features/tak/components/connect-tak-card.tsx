@@ -5,13 +5,18 @@ import { Card } from '../../../components/card';
 import { errorMessage } from '../../../lib/api-client';
 import { detectCurrentPlatform, type Platform } from '../../../lib/platform';
 import {
-  unnamedTrustPackageUrl,
   useEnrollmentToken,
   useTrustPackageDownload,
   type EnrollmentToken,
+  TRUST_PACKAGE_CLIENTS,
   type TrustPackageClient,
 } from '../api/enrollment-token';
-import { EnrollmentCodes, QrSection, takCodeDevice, type TakCodeDevice } from './enrollment-codes';
+import {
+  EnrollmentCodes,
+  TrustQrCodes,
+  takCodeDevice,
+  type TakCodeDevice,
+} from './enrollment-codes';
 
 /** Where the page offers the TAK settings download, relative to this card (or not at all). */
 export type SettingsDownloadPlace = 'above' | 'below' | 'none';
@@ -24,7 +29,7 @@ function Step({ children }: { children: ReactNode }) {
 const TRUST_FLAVOURS: Record<TakCodeDevice, readonly TrustPackageClient[]> = {
   android: ['atak'],
   ios: ['itak'],
-  screen: ['atak', 'itak'],
+  screen: TRUST_PACKAGE_CLIENTS,
 };
 
 /**
@@ -44,22 +49,7 @@ function TrustStep({ device }: { device: TakCodeDevice }) {
       >
         <p className="font-semibold">{t('tak_enroll.trust_title')}</p>
         <p>{t('tak_enroll.trust_why')}</p>
-        {device === 'screen' && (
-          <>
-            <p>{t('tak_enroll.trust_scan')}</p>
-            <div className="grid gap-5 sm:grid-cols-2">
-              {flavours.map((client) => (
-                <QrSection
-                  key={client}
-                  id={`tak-enroll-trust-${client}`}
-                  title={t(`tak_enroll.${client}_title`)}
-                  link={unnamedTrustPackageUrl(client)}
-                  label={t(`tak_enroll.trust_qr.${client}`)}
-                />
-              ))}
-            </div>
-          </>
-        )}
+        {device === 'screen' && <TrustQrCodes />}
         {device === 'screen' && <p>{t('tak_enroll.trust_open.screen')}</p>}
         <div className="flex flex-col gap-2 sm:flex-row">
           {flavours.map((client) => (

@@ -3,7 +3,13 @@ import { useTranslation } from 'react-i18next';
 import { Button, buttonClass } from '../../../components/button';
 import { LinkQrCode } from '../../../components/share-link';
 import { isPhone, type Platform } from '../../../lib/platform';
-import { formatCountdown, secondsLeft, type EnrollmentToken } from '../api/enrollment-token';
+import {
+  TRUST_PACKAGE_CLIENTS,
+  formatCountdown,
+  secondsLeft,
+  unnamedTrustPackageUrl,
+  type EnrollmentToken,
+} from '../api/enrollment-token';
 
 /**
  * Where the code is shown, which decides how it is offered: on an Android phone ATAK opens from
@@ -59,6 +65,30 @@ export function QrSection({
         <LinkQrCode link={link} label={label} size={QR_SIZE} />
       </div>
     </section>
+  );
+}
+
+/**
+ * The trust package as a QR code per app, for the phone's camera: the unnamed package on the
+ * public face, which the phone fetches signed in nowhere (a laptop's card, an enrollment station).
+ */
+export function TrustQrCodes() {
+  const { t } = useTranslation();
+  return (
+    <>
+      <p>{t('tak_enroll.trust_scan')}</p>
+      <div className="grid gap-5 sm:grid-cols-2">
+        {TRUST_PACKAGE_CLIENTS.map((client) => (
+          <QrSection
+            key={client}
+            id={`tak-enroll-trust-${client}`}
+            title={t(`tak_enroll.${client}_title`)}
+            link={unnamedTrustPackageUrl(client)}
+            label={t(`tak_enroll.trust_qr.${client}`)}
+          />
+        ))}
+      </div>
+    </>
   );
 }
 
