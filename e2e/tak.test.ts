@@ -82,7 +82,7 @@ const GUIDES = [
   ['usage', ['ios1']],
   ['usage', ['win1', 'win2', 'win3', 'win4']],
 ] as const;
-const WITH_DOWNLOAD = new Set(['quickstart/android1', 'quickstart/ios1', 'quickstart/win2']);
+const WITH_DOWNLOAD = new Set(['quickstart/android2', 'quickstart/ios2', 'quickstart/win2']);
 
 describe('TAK guides', () => {
   it('the member home has the TAK card leading to quickstart and usage', async () => {

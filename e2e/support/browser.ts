@@ -31,6 +31,23 @@ export const PHONE: BrowserContextOptions = {
 
 export const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 860 } };
 
+/** A 360 px Android phone that says so (Chromium's own user agent here is a Linux desktop's). */
+export const ANDROID_PHONE: BrowserContextOptions = {
+  ...PHONE,
+  userAgent:
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Mobile Safari/537.36',
+};
+
+/** An iPhone-sized screen (390 x 844) with Safari's user agent. */
+export const IPHONE: BrowserContextOptions = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+  userAgent:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+};
+
 const SCREENSHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
 
 /** Keeps a full-page screenshot of what a person would see, as a test artifact. */

@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       takHost: 'tak.portal.localhost',
       takPort: 8089,
       idmConsoleUrl: 'https://portal.localhost:9443/admin/portal/console/',
+      idmConsoleConfigured: false,
       trustedProxies: [],
       tlsCertFile: undefined,
       certificateValidityDays: 365,

@@ -279,6 +279,12 @@ export interface Config {
    */
   takEnroll: TakEnrollConfig | undefined;
   idmConsoleUrl: string;
+  /**
+   * Whether the operator set up an identity-management console (`PORTAL_IDM_CONSOLE_URL` or
+   * `PORTAL_IDM_REALM` given): without one the default address points nowhere, and the admin
+   * area shows no link (issue 31).
+   */
+  idmConsoleConfigured: boolean;
   trustedProxies: string[];
   /**
    * The secret the proxy sends beside a forwarded certificate (`PORTAL_PROXY_SECRET_FILE`);
@@ -574,6 +580,8 @@ export function loadConfig(
     idmConsoleUrl:
       settings.PORTAL_IDM_CONSOLE_URL ??
       `https://${host}:9443/admin/${encodeURIComponent(realm)}/console/`,
+    idmConsoleConfigured:
+      settings.PORTAL_IDM_CONSOLE_URL !== undefined || settings.PORTAL_IDM_REALM !== undefined,
     trustedProxies: settings.PORTAL_TRUSTED_PROXIES,
     proxySecret:
       settings.PORTAL_PROXY_SECRET_FILE === undefined

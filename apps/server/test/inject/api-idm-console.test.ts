@@ -26,6 +26,7 @@ describe('GET admin/idm-console with the default console address', () => {
     expect(response.status, response.text).toBe(200);
     expect(idmConsoleResponseSchema.parse(response.json())).toEqual({
       idm_console_url: `https://${portal.host}:9443/admin/field%20team/console/`,
+      configured: true,
     });
     expect(portal.host.startsWith('mtls.')).toBe(false);
   });
@@ -79,6 +80,27 @@ describe('GET admin/idm-console with PORTAL_IDM_CONSOLE_URL set', () => {
     expect(response.status, response.text).toBe(200);
     expect(idmConsoleResponseSchema.parse(response.json())).toEqual({
       idm_console_url: 'https://idm.example.org/admin/ops/console/',
+      configured: true,
     });
+  });
+});
+
+describe('GET admin/idm-console on a default install (neither console URL nor realm set)', () => {
+  let portal: InjectPortal;
+  let admin: MemberKey;
+
+  beforeAll(async () => {
+    portal = await openInjectPortal();
+    admin = await portal.addMember('Chief3', { roles: ['admin'] });
+  });
+
+  afterAll(async () => {
+    await portal.destroy();
+  });
+
+  it('says no console is set up, so that the admin area shows no link pointing nowhere', async () => {
+    const response = await portal.api('mtls', 'GET', apiPaths.idmConsole, { key: admin });
+    expect(response.status, response.text).toBe(200);
+    expect(idmConsoleResponseSchema.parse(response.json())).toMatchObject({ configured: false });
   });
 });

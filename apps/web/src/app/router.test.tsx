@@ -14,7 +14,7 @@ listenWithMockApi();
 
 /** Signed in with the key of admin Chief1; the console address as the server is configured. */
 function signedInAdmin(
-  idm: () => Response = () => HttpResponse.json({ idm_console_url: CONSOLE }),
+  idm: () => Response = () => HttpResponse.json({ idm_console_url: CONSOLE, configured: true }),
 ) {
   const identity = { type: 'mtls', userid: 'Chief1', payload: {} };
   server.use(
@@ -145,6 +145,21 @@ describe('the admin area in the route table', () => {
     renderArea('/app/admin/audit');
     expect(await screen.findByRole('heading', { name: 'Audit log', level: 1 })).toBeInTheDocument();
     expect(await screen.findByText('No events match the filters.')).toBeInTheDocument();
+  });
+
+  it('manageusers shows no console link on a default install, where the address points nowhere', async () => {
+    signedInAdmin(() =>
+      HttpResponse.json({
+        idm_console_url: 'https://portal.example:9443/admin/portal/console/',
+        configured: false,
+      }),
+    );
+    renderArea('/app/admin/manageusers');
+    expect(
+      await screen.findByText(/No identity-management console is set up for this portal/),
+    ).toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: /console/ })).not.toBeInTheDocument();
+    expect(screen.getByRole('link', { name: /^Manage users/ })).toBeInTheDocument();
   });
 
   it('manageusers says so when the console address cannot be had', async () => {

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { KeyEntry } from '@callsign/contract';
 import { formatDateTime } from '../lib/format';
-import { keyName, keyState, keyStatus } from '../lib/key-names';
+import { keyName, keyState, keyStatus, keyTellApart } from '../lib/key-names';
 
 function KeyRow({ keyEntry, action }: { keyEntry: KeyEntry; action?: ReactNode }) {
   const { t, i18n } = useTranslation();
@@ -18,6 +18,7 @@ function KeyRow({ keyEntry, action }: { keyEntry: KeyEntry; action?: ReactNode }
             </span>
           )}
         </p>
+        <p className="text-sm text-stone-700">{keyTellApart(t, keyEntry, i18n.language)}</p>
         <p className={live ? 'text-stone-700' : 'text-stone-600'}>
           {keyStatus(t, keyEntry, i18n.language)}
         </p>

@@ -56,6 +56,33 @@ export function keyName(t: TFunction, key: KeyEntry, language: string, now?: Dat
   }
 }
 
+/** The time of day, hours and minutes, in the UI language: "14:05", "14.05". */
+export function formatTimeOfDay(iso: string, language: string): string {
+  return new Intl.DateTimeFormat(dateLocale(language), {
+    hour: '2-digit',
+    minute: '2-digit',
+  }).format(new Date(iso));
+}
+
+/** How many hex digits of the serial number tell a member's keys apart. */
+const SERIAL_TAIL_LENGTH = 6;
+
+/**
+ * What tells two keys of one day apart: the time it was made and the end of its serial number
+ * ("made at 14:05, serial number …3F9A0C").
+ */
+export function keyTellApart(t: TFunction, key: KeyEntry, language: string): string {
+  return t('keys.made_at', {
+    time: formatTimeOfDay(key.issued_at, language),
+    serial: key.serial.slice(-SERIAL_TAIL_LENGTH).toUpperCase(),
+  });
+}
+
+/** The key's name with what tells it apart, for a button or dialog that names one key. */
+export function keyFullName(t: TFunction, key: KeyEntry, language: string, now?: Date): string {
+  return `${keyName(t, key, language, now)} (${keyTellApart(t, key, language)})`;
+}
+
 /** One line on the key's state: when it expires, expired, or was revoked. */
 export function keyStatus(t: TFunction, key: KeyEntry, language: string, now?: Date): string {
   switch (keyState(key, now)) {

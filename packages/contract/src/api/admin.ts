@@ -2,7 +2,11 @@ import { z } from 'zod';
 import { isoTime } from './fields.js';
 
 /** GET admin/idm-console (admin, mTLS face): where the identity-management console lives. */
-export const idmConsoleResponseSchema = z.object({ idm_console_url: z.url() });
+export const idmConsoleResponseSchema = z.object({
+  idm_console_url: z.url(),
+  /** Whether the operator set one up (a console URL or realm given); false: the default address. */
+  configured: z.boolean(),
+});
 
 export type IdmConsoleResponse = z.infer<typeof idmConsoleResponseSchema>;
 

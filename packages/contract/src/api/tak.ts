@@ -11,6 +11,11 @@ export const takPaths = {
     `${API_PREFIX}/tak/enrollment-token/${encodeURIComponent(callsign)}`,
   /** GET (the member): the trust package, a zip without any key. */
   trustPackage: `${API_PREFIX}/tak/trust-package`,
+  /**
+   * GET (anyone, on the public face): the same trust package without a user name, for a phone
+   * that scans its address off a laptop's TAK card and is signed in nowhere (issue 31).
+   */
+  unnamedTrustPackage: `${API_PREFIX}/tak/trust-package/unnamed`,
 } as const;
 
 /** Characters of an enrollment token, from the code alphabet (single use, minutes to live). */
@@ -33,6 +38,7 @@ export const takEnrollmentTokenResponseSchema = z.object({
   atak_uri: z.string().startsWith('tak://'),
   /** `{deployment},{host},{TAK port},ssl`: iTAK's server QR code (it then asks for both). */
   itak_qr: z.string(),
+  registration_qr: z.string(),
   /**
    * Whether phones trust the enrollment face's certificate by themselves (a publicly trusted
    * one). When false, ATAK imports the trust package before it scans.

@@ -45,6 +45,12 @@ export function registerTakEnrollmentRoutes(app: FastifyInstance, context: Route
       port: publicPort,
       atak_uri: atakEnrollUri({ takHost, takPort, username: issued.callsign, token: issued.token }),
       itak_qr: itakServerQr({ deployment, takHost, takPort }),
+      // Stand-in until issue 28's server part (branch tak28) lands: the §14 registration form.
+      registration_qr: JSON.stringify({
+        type: 'registration',
+        serverCredentials: { connectionString: `${takHost}:${String(takPort)}:ssl` },
+        userCredentials: { username: issued.callsign, password: issued.token },
+      }),
       trusted_by_phones: publiclyTrusted,
     };
   }
@@ -101,6 +107,29 @@ export function registerTakEnrollmentRoutes(app: FastifyInstance, context: Route
           'content-disposition',
           `attachment; filename="${member.callsign}_${config.deployment}_trust.zip"`,
         )
+        .send(Buffer.from(zip));
+    },
+  );
+
+  api.get(
+    takPaths.unnamedTrustPackage,
+    {
+      config: { access: 'anonymous' },
+      schema: {
+        response: {
+          200: {
+            description: 'The trust package without a user name: a zip without any key',
+            content: { 'application/zip': { schema: trustPackageResponseSchema } },
+          },
+        },
+      },
+    },
+    async (_request, reply) => {
+      face();
+      const zip = await enrollment.unnamedTrustPackage();
+      return (reply as FastifyReply)
+        .type('application/zip')
+        .header('content-disposition', `attachment; filename="${config.deployment}_trust.zip"`)
         .send(Buffer.from(zip));
     },
   );

@@ -102,6 +102,9 @@ export interface Device {
  * token unspent, otherwise); the certificate is issued through the one issuing call with purpose
  * `tak-enroll` and the device's id, and the token is spent in the transaction that records it.
  */
+/** How long one build of the unnamed trust package is handed out (it changes only with the CAs). */
+export const UNNAMED_TRUST_PACKAGE_TTL_MS = 60_000;
+
 export class TakEnrollment {
   constructor(
     private readonly tokens: TakEnrollmentTokens,
@@ -175,6 +178,29 @@ export class TakEnrollment {
    * truststore with the same CAs an enrollment answers (they validate the enrollment face and the
    * TAK server). No key: it is not a credential.
    */
+  /** The unnamed trust package last built, and when (monotonic ms). */
+  private unnamed: { builtAt: number; zip: Promise<Uint8Array> } | undefined;
+
+  /**
+   * The trust package without a user name (ATAK then asks for both user name and code): nothing
+   * in it is personal or secret (the CA certificates are public files, the TAK host public), so
+   * anyone may have it, as a phone that scanned its address off a laptop's screen. Anyone may
+   * ask, and building the truststore costs tens of milliseconds of CPU, so one build serves
+   * every caller for `UNNAMED_TRUST_PACKAGE_TTL_MS` (a failed build is not kept).
+   */
+  unnamedTrustPackage(): Promise<Uint8Array> {
+    const now = performance.now();
+    if (this.unnamed === undefined || now - this.unnamed.builtAt >= UNNAMED_TRUST_PACKAGE_TTL_MS) {
+      const zip = this.trustPackage('');
+      const built = { builtAt: now, zip };
+      this.unnamed = built;
+      zip.catch(() => {
+        if (this.unnamed === built) this.unnamed = undefined;
+      });
+    }
+    return this.unnamed.zip;
+  }
+
   async trustPackage(callsign: string): Promise<Uint8Array> {
     const truststore = await buildTrustStorePkcs12({
       certificatesPem: (await this.caCertificates()).map((der) => encodePem('CERTIFICATE', der)),

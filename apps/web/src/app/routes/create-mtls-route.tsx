@@ -13,7 +13,7 @@ export function CreateMtlsRoute() {
       />
       {/* A member can connect ATAK or iTAK with their sign-in alone, without installing a key. */}
       <div className="mx-auto w-full max-w-2xl px-4 pb-6">
-        <ConnectTakCard />
+        <ConnectTakCard settingsDownload="none" />
       </div>
     </>
   );

@@ -26,7 +26,7 @@ export function KeysRoute() {
           <TakDownloadButton onDownloaded={refresh} />
         </>
       }
-      connectCard={<ConnectTakCard />}
+      connectCard={<ConnectTakCard settingsDownload="above" />}
     />
   );
 }

@@ -18,7 +18,7 @@ export function MemberRoute() {
       notice={<RenewalBanner />}
       serviceCard={
         <>
-          <ConnectTakCard />
+          <ConnectTakCard settingsDownload="below" />
           <TakCard notice={<RenewalBanner scope="tak" />} />
         </>
       }

@@ -30,17 +30,26 @@ describe('guide step navigation', () => {
     renderStep('/app/services/tak/quickstart/android2');
     expect(screen.getByText('Step 2 of 5')).toBeInTheDocument();
     expect(screen.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '2');
-    expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent('Install ATAK-CIV');
+    expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent(
+      'Connect ATAK: scan a code, or download the settings',
+    );
     const { back, forward } = stepLinks();
     expect(back).toHaveAttribute('href', '/app/services/tak/quickstart/android1');
     expect(forward).toHaveAttribute('href', '/app/services/tak/quickstart/android3');
     expect(forward).toHaveTextContent('Next');
   });
 
-  it("the first step's back leads to the list; step 1 offers the zip download", () => {
-    renderStep('/app/services/tak/quickstart/ios1');
+  it('the first step installs the app and its back leads to the list; step 2 connects', () => {
+    const { unmount } = renderStep('/app/services/tak/quickstart/ios1');
     expect(screen.getByText('Step 1 of 5')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent('Install iTAK');
     expect(stepLinks().back).toHaveAttribute('href', '/app/services/tak/quickstart');
+    expect(screen.queryByRole('button', { name: 'Download TAK settings' })).toBeNull();
+    unmount();
+
+    renderStep('/app/services/tak/quickstart/ios2');
+    expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent('Connect iTAK');
+    expect(screen.getByRole('button', { name: 'Show my code' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Download TAK settings' })).toBeInTheDocument();
   });
 

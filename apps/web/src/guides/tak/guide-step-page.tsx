@@ -40,7 +40,7 @@ export function GuideStepPage({ section }: { section: GuideSection }) {
             image={card.image}
             defaultOpen={index === 0 || card.download === true}
           >
-            {card.enroll === true && <ConnectTakCard />}
+            {card.enroll === true && <ConnectTakCard settingsDownload="below" />}
             {card.download === true && (
               <TakDownloadButton variant="primary" className="w-full sm:w-auto" />
             )}

@@ -32,21 +32,25 @@ describe('TAK guide structure', () => {
     expect(TAK_GUIDES.usage.win.map((step) => step.id)).toEqual(['win1', 'win2', 'win3', 'win4']);
   });
 
-  it('offers the zip download on quickstart step 1 for Android and iOS, and on win2, only', () => {
+  it('offers the zip download on the connect step (android2, ios2, win2) only', () => {
     const withDownload = GUIDE_PLATFORMS.flatMap((platform) =>
       TAK_GUIDES.quickstart[platform]
         .filter((step) => step.cards.some((card) => card.download === true))
         .map((step) => step.id),
     );
-    expect(withDownload).toEqual(['android1', 'ios1', 'win2']);
+    expect(withDownload).toEqual(['android2', 'ios2', 'win2']);
   });
 
-  it('offers the scan first on quickstart step 1 for Android and iOS, the zip after it', () => {
+  it('goes install, connect (the scan first, the zip after it), check, for Android and iOS', () => {
     for (const platform of ['android', 'ios'] as const) {
-      const cards = TAK_GUIDES.quickstart[platform][0]?.cards ?? [];
-      expect(cards[0]).toMatchObject({ id: 'scan', enroll: true });
-      expect(cards.findIndex((card) => card.download === true)).toBe(1);
+      const [install, connect, , check] = TAK_GUIDES.quickstart[platform];
+      expect(install?.cards.map((card) => card.id)).toEqual(['store', 'first_start']);
+      expect(connect?.cards[0]).toMatchObject({ id: 'scan', enroll: true });
+      expect(connect?.cards.findIndex((card) => card.download === true)).toBe(1);
+      expect(check?.cards.map((card) => card.id)).toEqual(['servers', 'trouble']);
     }
+    // Windows already installed first.
+    expect(TAK_GUIDES.quickstart.win[0]?.cards.map((card) => card.id)).toEqual(['get', 'install']);
   });
 
   it('usage ios1 has four cards and win2 the most cards of the Windows guide', () => {

@@ -14,7 +14,8 @@ import zipSvg from './illustrations/zip-download.svg';
 import { paths } from '../../lib/paths';
 
 /**
- * The TAK guides: which steps each guide has and which cards each step shows.
+ * The TAK guides: which steps each guide has and which cards each step shows. A quickstart goes
+ * install, connect (scan a code or import the settings package), check (issue 31).
  * The text of a card is `{section}.{step}.cards.{card}` in the lazily loaded namespace
  * `tak-guides` (`src/locales/{lng}/namespaces/tak-guides.json`: title, image_alt, and any of
  * text, steps, note); only the shape lives here.
@@ -44,15 +45,15 @@ export const ILLUSTRATIONS = { flow: flowSvg, commandPost: commandPostSvg, fight
 export const TAK_GUIDES: Record<GuideSection, Record<GuidePlatform, readonly GuideStep[]>> = {
   quickstart: {
     android: [
+      { id: 'android1', cards: [{ id: 'store', image: storeSvg }, { id: 'first_start' }] },
       {
-        id: 'android1',
+        id: 'android2',
         cards: [
           { id: 'scan', enroll: true },
           { id: 'download', image: zipSvg, download: true },
           { id: 'contents' },
         ],
       },
-      { id: 'android2', cards: [{ id: 'store', image: storeSvg }, { id: 'first_start' }] },
       {
         id: 'android3',
         cards: [
@@ -74,15 +75,15 @@ export const TAK_GUIDES: Record<GuideSection, Record<GuidePlatform, readonly Gui
       },
     ],
     ios: [
+      { id: 'ios1', cards: [{ id: 'store', image: storeSvg }, { id: 'first_start' }] },
       {
-        id: 'ios1',
+        id: 'ios2',
         cards: [
           { id: 'scan', enroll: true },
           { id: 'download', image: zipSvg, download: true },
           { id: 'files' },
         ],
       },
-      { id: 'ios2', cards: [{ id: 'store', image: storeSvg }, { id: 'first_start' }] },
       {
         id: 'ios3',
         cards: [

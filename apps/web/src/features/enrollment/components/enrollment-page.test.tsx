@@ -94,6 +94,16 @@ describe('EnrollmentPage', () => {
     expect(screen.getByRole('img', { name: 'QR code of the approval link' })).toBeInTheDocument();
   });
 
+  it('says in plain sight, not in the folded instructions, that the page moves on by itself', () => {
+    acceptanceAfter(100);
+    renderWithProviders(<EnrollmentPage onAccepted={vi.fn()} onMissing={vi.fn()} />);
+    expect(screen.getByText(/This page moves on by itself once you are approved/)).toBeVisible();
+    expect(screen.getByRole('button', { name: 'How to get approved' })).toHaveAttribute(
+      'aria-expanded',
+      'false',
+    );
+  });
+
   it('without a stored approval code it neither polls nor shows the page, and leaves', () => {
     const calls = acceptanceAfter(0);
     localStorage.removeItem('approveCode');

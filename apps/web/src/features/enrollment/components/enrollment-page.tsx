@@ -81,7 +81,10 @@ export function EnrollmentPage({
           </ol>
         </CollapsibleCard>
       </div>
-      <p role="status" aria-live="polite" className="mt-5 text-center text-stone-700">
+      <p className="mt-5 rounded-md bg-emerald-50 p-3 text-emerald-900">
+        {t('enrollment.moves_on')}
+      </p>
+      <p role="status" aria-live="polite" className="mt-3 text-center text-stone-700">
         {acceptance.isFetching || acceptance.isPending ? t('enrollment.checking') : ''}
         {acceptance.isError ? t('enrollment.check_failed') : ''}
       </p>

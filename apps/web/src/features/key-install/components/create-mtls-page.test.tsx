@@ -104,7 +104,28 @@ describe('key download', () => {
     ]);
   });
 
-  it('"Navigate with your key" goes to the admin area or the member home on the mtls host', () => {
+  it('on Chromium on Linux, picks Linux and its guide, not Android', async () => {
+    vi.spyOn(navigator, 'userAgent', 'get').mockReturnValue(
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36',
+    );
+    renderWithProviders(<CreateMtlsPage callsign="Alpha1" isAdmin={false} />);
+    expect(screen.getByRole('radio', { name: 'Linux' })).toBeChecked();
+    expect(screen.getByRole('radio', { name: 'Android' })).not.toBeChecked();
+    expect(await screen.findByRole('heading', { name: /Linux/ })).toBeInTheDocument();
+  });
+
+  it('speaks plain words: "Open the portal with your key", never "mTLS" or "Navigate"', () => {
+    const { container } = renderWithProviders(
+      <CreateMtlsPage callsign="Alpha1" isAdmin={false} initialOs="Windows" />,
+    );
+    expect(screen.getByRole('link', { name: 'Open the portal with your key' })).toHaveAttribute(
+      'href',
+      keyNavigationUrl(false, 'Alpha1'),
+    );
+    expect(container).not.toHaveTextContent(/mTLS|Navigate with/);
+  });
+
+  it('"Open the portal with your key" goes to the admin area or the member home on the mtls host', () => {
     expect(keyNavigationUrl(true, 'Boss', 'https://mtls.p.example')).toBe(
       'https://mtls.p.example/app/admin',
     );

@@ -11,8 +11,8 @@ import { detectCurrentPlatform, type Platform } from '../../../lib/platform';
 import { useKeyDownload } from '../api/key-download';
 import type { GuideOs } from './os-guide';
 
-/** The key page's OS options plus Linux, with their guide keys. */
-export const KEY_PAGE_OSES: readonly { os: Platform | 'Linux'; guide: GuideOs }[] = [
+/** The key page's OS options, with their guide keys. */
+export const KEY_PAGE_OSES: readonly { os: Platform; guide: GuideOs }[] = [
   { os: 'Windows', guide: 'windows' },
   { os: 'MacOS', guide: 'macos' },
   { os: 'Android', guide: 'android' },
@@ -22,7 +22,7 @@ export const KEY_PAGE_OSES: readonly { os: Platform | 'Linux'; guide: GuideOs }[
 
 const OsGuide = lazy(() => import('./os-guide'));
 
-/** Where "Navigate with your key" goes: the mTLS face, admin area or the member's home. */
+/** Where "Open the portal with your key" goes: the mTLS face, admin area or the member's home. */
 export function keyNavigationUrl(isAdmin: boolean, callsign: string | null, origin = mtlsOrigin()) {
   return `${origin}${isAdmin ? paths.admin.home.path : paths.users.home.href(callsign ?? '')}`;
 }
@@ -38,7 +38,7 @@ export function CreateMtlsPage({
   initialOs?: Platform;
 }) {
   const { t } = useTranslation();
-  const [os, setOs] = useState<Platform | 'Linux'>(() => initialOs ?? detectCurrentPlatform());
+  const [os, setOs] = useState<Platform>(() => initialOs ?? detectCurrentPlatform());
   const [mtlsOpen, setMtlsOpen] = useState(false);
   const download = useKeyDownload();
   const known = callsign !== null && callsign !== '';

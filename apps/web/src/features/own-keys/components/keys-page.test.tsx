@@ -90,6 +90,30 @@ describe('Your keys', () => {
     expect(reloadTo).not.toHaveBeenCalled();
   });
 
+  it('lists the keys before the new-key actions, and tells two keys of one day apart', async () => {
+    const morning = new Date(2026, 10, 20, 9, 5).toISOString();
+    const evening = new Date(2026, 10, 20, 18, 40).toISOString();
+    fakeOwnKeys([
+      entry('5f3a0b11c2', 'browser', { issued_at: evening }),
+      entry('5f3a0b9d7e', 'browser', { issued_at: morning, current: true }),
+    ]);
+    renderWithProviders(
+      <KeysPage callsign="Scout1" newKeyActions={<button type="button">New key here</button>} />,
+    );
+    const list = await screen.findByRole('region', { name: 'Keys' });
+    const newKey = screen.getByRole('region', { name: 'Get a new key' });
+    expect(list.compareDocumentPosition(newKey) & Node.DOCUMENT_POSITION_FOLLOWING).not.toBe(0);
+
+    const rows = await within(list).findAllByRole('listitem');
+    expect(rows.map((row) => row.textContent)).toEqual([
+      expect.stringContaining('made at 18:40, serial number ending 0B11C2'),
+      expect.stringContaining('made at 09:05, serial number ending 0B9D7E'),
+    ]);
+    const buttons = within(list).getAllByRole('button', { name: /^Revoke Browser key/ });
+    const names = buttons.map((button) => button.getAttribute('aria-label'));
+    expect(new Set(names).size).toBe(2);
+  });
+
   it('the key in use takes a second confirmation, then signs this browser out', async () => {
     vi.mocked(reloadTo).mockClear();
     const revoked = fakeOwnKeys([entry('0a', 'browser', { current: true })]);

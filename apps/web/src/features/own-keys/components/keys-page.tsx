@@ -8,7 +8,7 @@ import { KeyList } from '../../../components/key-list';
 import { Navbar } from '../../../components/navbar';
 import { errorMessage } from '../../../lib/api-client';
 import { publicOrigin } from '../../../lib/hosts';
-import { keyName } from '../../../lib/key-names';
+import { keyFullName } from '../../../lib/key-names';
 import { reloadTo } from '../../../lib/navigation';
 import { paths } from '../../../lib/paths';
 import { ownKeysQueryOptions } from '../api/keys';
@@ -22,10 +22,11 @@ export function signedOutUrl(origin = publicOrigin()): string {
 }
 
 /**
- * /app/keys, "Your keys": a new key is one tap (`newKeyActions`: the .pfx,
- * the TAK package and whatever else the app puts there; `connectCard`: a TAK app's enrollment
- * code, so a phone makes its own new key), then every key the member holds,
- * each live one with Revoke. The renewal banner shows from 30 days before the newest key ends.
+ * /app/keys, "Your keys": first every key the member holds, each live one with Revoke and with
+ * the time and serial number that tell two keys of one day apart (issue 31); then a new key in
+ * one tap (`newKeyActions`: the .pfx, the TAK package and whatever else the app puts there;
+ * `connectCard`: a TAK app's enrollment code, so a phone makes its own new key). The renewal
+ * banner shows from 30 days before the newest key ends.
  */
 export function KeysPage({
   callsign,
@@ -50,12 +51,6 @@ export function KeysPage({
           <p className="mt-2 text-stone-700">{t('keys.intro')}</p>
         </div>
         <RenewalBanner linkToKeys={false} />
-        <Card title={t('keys.new.title')}>
-          <p className="mt-2 text-stone-700">{t('keys.new.text')}</p>
-          <div className="mt-4 flex flex-col gap-2 sm:flex-row sm:flex-wrap">{newKeyActions}</div>
-          <ReplaceKeyGuide callsign={callsign} />
-        </Card>
-        {connectCard}
         <Card title={t('keys.list_title')}>
           <p
             role="status"
@@ -81,7 +76,7 @@ export function KeysPage({
                   variant="secondary"
                   className="shrink-0"
                   aria-label={t('keys.revoke.button_for', {
-                    name: keyName(t, key, i18n.language),
+                    name: keyFullName(t, key, i18n.language),
                   })}
                   onClick={() => {
                     setRevoked(null);
@@ -94,6 +89,12 @@ export function KeysPage({
             />
           )}
         </Card>
+        <Card title={t('keys.new.title')}>
+          <p className="mt-2 text-stone-700">{t('keys.new.text')}</p>
+          <div className="mt-4 flex flex-col gap-2 sm:flex-row sm:flex-wrap">{newKeyActions}</div>
+          <ReplaceKeyGuide callsign={callsign} />
+        </Card>
+        {connectCard}
       </div>
       {revoking !== null && (
         <RevokeKeyDialog

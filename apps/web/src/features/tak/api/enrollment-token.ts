@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { takPaths } from '@callsign/contract';
 import { apiJson, apiRequest, type ApiResponse } from '../../../lib/api-client';
 import { saveBlob } from '../../../lib/download';
+import { publicOrigin } from '../../../lib/hosts';
 import { TAK_PACKAGE_SAVE_TYPE, takKeys } from './tak-packages';
 
 export type EnrollmentToken = ApiResponse<'takEnrollmentToken'>;
@@ -43,9 +44,30 @@ export function useEnrollmentToken(callsign?: string) {
   };
 }
 
-/** GET tak/trust-package, saved as ATAK opens it (see TAK_PACKAGE_SAVE_TYPE). */
-export async function downloadTrustPackage(): Promise<void> {
-  const response = await apiRequest(takPaths.trustPackage, { bearer: true });
+/** The trust package's flavours: ATAK's suffixed keys, or iTAK's (`?client=itak`, §14). */
+export const TRUST_PACKAGE_CLIENTS = ['atak', 'itak'] as const;
+export type TrustPackageClient = (typeof TRUST_PACKAGE_CLIENTS)[number];
+
+/** The trust package's address: iTAK's flavour asked for with `?client=itak`. */
+export function trustPackagePath(client: TrustPackageClient): string {
+  return client === 'itak' ? `${takPaths.trustPackage}?client=itak` : takPaths.trustPackage;
+}
+
+/**
+ * Where a phone gets the trust package by scanning a laptop's screen, signed in nowhere: the
+ * unnamed one on the public face (of the flavour).
+ */
+export function unnamedTrustPackageUrl(
+  client: TrustPackageClient,
+  origin = publicOrigin(),
+): string {
+  const path = takPaths.unnamedTrustPackage;
+  return `${origin}${client === 'itak' ? `${path}?client=itak` : path}`;
+}
+
+/** GET tak/trust-package (of the flavour), saved as the TAK apps open it (TAK_PACKAGE_SAVE_TYPE). */
+export async function downloadTrustPackage(client: TrustPackageClient): Promise<void> {
+  const response = await apiRequest(trustPackagePath(client), { bearer: true });
   const disposition = response.headers.get('content-disposition') ?? '';
   const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? 'trust.zip';
   const bytes = await response.arrayBuffer();

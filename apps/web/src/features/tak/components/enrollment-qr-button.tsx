@@ -4,11 +4,12 @@ import { Button } from '../../../components/button';
 import { Dialog } from '../../../components/dialog';
 import { errorMessage } from '../../../lib/api-client';
 import { useEnrollmentToken } from '../api/enrollment-token';
-import { EnrollmentCodes } from './enrollment-codes';
+import { EnrollmentCodes, TrustQrCodes } from './enrollment-codes';
 
 /**
  * "Enrollment QR" for one member (an admin's enrollment station): a code made for that member,
- * shown until the dialog closes. Making it voids the member's own code.
+ * shown until the dialog closes, as a laptop shows it (QR codes, no "Open in ATAK"); where phones
+ * need it, the trust package's QR codes first. Making it voids the member's own code.
  */
 export function EnrollmentQrButton({ callsign }: { callsign: string }) {
   const { t } = useTranslation();
@@ -49,8 +50,23 @@ export function EnrollmentQrButton({ callsign }: { callsign: string }) {
           </Button>
         }
       >
+        {token.code?.trusted_by_phones === false && (
+          <div
+            className="flex flex-col gap-2 rounded-lg border border-amber-300 bg-amber-50 p-3"
+            data-testid="tak-enroll-trust"
+          >
+            <p className="font-semibold">{t('tak_enroll.trust_title')}</p>
+            <p>{t('tak_enroll.trust_why')}</p>
+            <TrustQrCodes />
+          </div>
+        )}
         {token.code !== undefined && (
-          <EnrollmentCodes token={token.code} busy={token.isPending} onNewCode={token.make} />
+          <EnrollmentCodes
+            token={token.code}
+            device="screen"
+            busy={token.isPending}
+            onNewCode={token.make}
+          />
         )}
         {token.code === undefined && token.isPending && <p>{t('tak_enroll.making')}</p>}
         {token.error !== null && (

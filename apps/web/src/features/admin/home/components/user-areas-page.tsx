@@ -6,7 +6,10 @@ import { AdminPage } from '../../shared/components/admin-page';
 import { ExternalLinkCard, LinkCard } from '../../shared/components/link-card';
 import { QueryState } from '../../shared/components/query-state';
 
-/** /app/admin/manageusers: the three user pages, the audit log and the identity-management console. */
+/**
+ * /app/admin/manageusers: the three user pages, the audit log and the identity-management console
+ * (a link only when the operator set one up: the default address points nowhere).
+ */
 export function UserAreasPage() {
   const { t } = useTranslation();
   const idmConsole = useQuery(idmConsoleQueryOptions());
@@ -44,9 +47,12 @@ export function UserAreasPage() {
           {t('admin.manageusers.idm_title')}
         </h2>
         <QueryState isPending={idmConsole.isPending} error={idmConsole.error} />
-        {idmConsole.data !== undefined && (
+        {idmConsole.data?.configured === false && (
+          <p className="text-stone-700">{t('admin.manageusers.idm_none')}</p>
+        )}
+        {idmConsole.data?.configured === true && (
           <ExternalLinkCard
-            href={idmConsole.data}
+            href={idmConsole.data.idm_console_url}
             title={t('admin.manageusers.idm_open')}
             text={t('admin.manageusers.idm_text')}
             newTab={t('admin.new_tab')}

@@ -1,18 +1,17 @@
 import { queryOptions } from '@tanstack/react-query';
 import { apiPaths } from '@callsign/contract';
-import { apiJson } from '../../../../lib/api-client';
+import { apiJson, type ApiResponse } from '../../../../lib/api-client';
 import { adminKeys } from '../../shared/api/query-keys';
 
-/** GET admin/idm-console: the identity-management console the server is configured with. */
-export async function fetchIdmConsoleUrl(): Promise<string> {
-  const answer = await apiJson(apiPaths.idmConsole, 'idmConsole');
-  return answer.idm_console_url;
+/** GET admin/idm-console: the identity-management console, and whether one is set up. */
+export function fetchIdmConsole(): Promise<ApiResponse<'idmConsole'>> {
+  return apiJson(apiPaths.idmConsole, 'idmConsole');
 }
 
 export function idmConsoleQueryOptions() {
   return queryOptions({
     queryKey: adminKeys.idmConsole(),
-    queryFn: fetchIdmConsoleUrl,
+    queryFn: fetchIdmConsole,
     staleTime: Infinity,
   });
 }
