@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiPaths, caExpiryResponseSchema } from '@callsign/contract';
 import { certificatesIn } from '../src/ca/authority.js';
@@ -40,7 +41,7 @@ let work: string;
 let tak: TakCaFiles;
 let takPort: number;
 let hostsFile: string;
-const files = { keystore: '', truststore: '', portalCrl: '', passphrase: '' };
+const files = { keystore: '', takServerPem: '', truststore: '', portalCrl: '', passphrase: '' };
 
 async function setUp(env: DatabaseEnv): Promise<{ destroy(): Promise<void> }> {
   databaseEnv = env;
@@ -50,7 +51,9 @@ async function setUp(env: DatabaseEnv): Promise<{ destroy(): Promise<void> }> {
   const certs = path.join(work, 'certs');
   tak = await makeTakCa(certs, { name: 'UnitTakCA' });
   files.truststore = await makeTakRootTruststore(tak, 'UnitTakCA');
-  files.keystore = (await makeTakCert(certs, 'server', TAK_HOST)).p12;
+  const takServer = await makeTakCert(certs, 'server', TAK_HOST);
+  files.keystore = takServer.p12;
+  files.takServerPem = takServer.pem;
   files.passphrase = path.join(work, 'capass');
   await writeFile(files.passphrase, `${TAK_CAPASS}\n`, { mode: 0o600 });
 
@@ -183,6 +186,42 @@ describe.each(testEngines())('on $name', (engine) => {
         /^refused: .*Certificate has been revoked/m,
       );
       expect(await handshake(await memberIdentity(laptop))).toBe('accepted');
+    });
+
+    it("a member's TAK package trusts the TAK Server's own certificate, and its key is accepted", async () => {
+      await portal.addMember('Plover4');
+      const built = await portal.portal.services.takPackages.build('Plover4', {
+        callsign: 'Plover4',
+        clientAddress: null,
+      });
+      const zip = unzipSync(built.packages[0]!.zip);
+      const trustName = Object.keys(zip).find((name) => /^truststore-.*\.p12$/.test(name))!;
+      const truststore = path.join(work, 'package-truststore.p12');
+      await writeFile(truststore, zip[trustName]!);
+      const password = portal.config.takTruststorePassword;
+      const trusted = await run('openssl', [
+        'pkcs12',
+        '-in',
+        truststore,
+        '-passin',
+        `pass:${password}`,
+        '-nokeys',
+        '-out',
+        path.join(work, 'package-trusted.pem'),
+      ]);
+      expect(trusted.code, trusted.stderr).toBe(0);
+      // The device checks TAK Server's certificate (makeCert.sh server, by the TAK root) with it.
+      const verified = await run('openssl', [
+        'verify',
+        '-CAfile',
+        path.join(work, 'package-trusted.pem'),
+        files.takServerPem,
+      ]);
+      expect(verified.stdout + verified.stderr).toMatch(/: OK/);
+      const clientName = Object.keys(zip).find((name) => name === 'Plover4.p12')!;
+      expect(await handshake({ pfx: Buffer.from(zip[clientName]!), passphrase: 'Plover4' })).toBe(
+        'accepted',
+      );
     });
 
     it('tak-check passes against it with the adopted CA', async () => {
