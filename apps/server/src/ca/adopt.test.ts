@@ -158,6 +158,15 @@ describe('adopting a TAK Server intermediate (makeCert.sh ca, files moved)', () 
     expect(verified.stderr + verified.stdout).toMatch(/: OK/);
   });
 
+  it('will not load without ca-chain.pem: the adopted intermediate leads to no root', async () => {
+    const { material } = await prepareAdoption(await input(intermediate));
+    const { chain, ...withoutChain } = material;
+    expect(chain).toBeDefined();
+    await expect(load(withoutChain)).rejects.toThrow(
+      /ca-chain\.pem does not lead from .*CN=UnitIntermediateCA to a self-signed root/,
+    );
+  });
+
   it('takes the root from --chain when the certificate file holds the intermediate alone', async () => {
     const [alone] = certificatesIn(await text(intermediate.caPem));
     const certificatePem = alone?.toString('pem') ?? '';

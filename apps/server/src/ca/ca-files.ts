@@ -105,10 +105,12 @@ export async function writeCaFiles(dir: string, material: CaMaterial): Promise<v
       await writeSynced(path.join(staging, CA_CHAIN_FILE), material.chain, 0o644);
     }
     await syncDirectory(staging);
-    // The chain before the four: whoever finds the four finds the chain too.
+    // The chain after the four: a CA that another process created first leaves no chain of ours
+    // beside its files. A crash between the two leaves an adopted intermediate without its
+    // chain, which loading reports (authority.ts) instead of starting over.
     const files = [
-      ...(material.chain === undefined ? [] : [CA_CHAIN_FILE]),
       ...COMMIT_ORDER.map((file) => CA_FILES[file]),
+      ...(material.chain === undefined ? [] : [CA_CHAIN_FILE]),
     ];
     for (const file of files) {
       try {
