@@ -104,6 +104,16 @@ describe('the admin area with a real admin key', () => {
       const main = page.locator('main');
       await expect.poll(() => main.innerText()).toContain(`Welcome, ${ADMIN}`);
       expect(await main.getByRole('heading', { name: 'TAK', exact: true }).isVisible()).toBe(true);
+      // The CA card's chain: the portal's issuing CA signs the keys, under its root.
+      const chain = main.getByRole('list', { name: /Chain of trust/ }).getByRole('listitem');
+      await expect
+        .poll(() => chain.allInnerTexts())
+        .toEqual([
+          expect.stringMatching(
+            /^Callsign Portal Issuing CA\nSigns the members' keys · Expires on /,
+          ),
+          expect.stringMatching(/^Callsign Portal Root CA\nRoot \(trust anchor\) · Expires on /),
+        ]);
       await keepScreenshot(page, `admin-home-${name}`);
       await checkPage(page, width);
 
@@ -439,6 +449,12 @@ describe('the admin area with a real admin key', () => {
     await page.getByRole('button', { name: /Vartija1/ }).click();
     await page.getByRole('dialog', { name: 'Käyttäjän Vartija1 hyväksyminen' }).waitFor();
     await keepScreenshot(page, 'admin-fi-approval-dialog-phone');
+    // The admin home on a laptop in Finnish too: the CA card's chain.
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.goto(`${service.mtlsOrigin}/app/admin/`, { waitUntil: 'networkidle' });
+    await page.getByRole('list', { name: /Luottamusketju/ }).waitFor();
+    await keepScreenshot(page, 'admin-fi-home-desktop');
+    await checkPage(page, 1280);
     await context.close();
   });
 

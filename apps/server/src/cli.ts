@@ -7,6 +7,8 @@ import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { callsignSchema } from '@callsign/contract';
 import { BackupError, createBackup, restoreBackup } from './cli/backup.js';
+import { adoptCa } from './cli/ca-adopt.js';
+import { CaAdoptionError } from './ca/adopt.js';
 import { buildCrlBundle, CrlBundleError } from './ca/crl-bundle.js';
 import { ConfigError, loadConfigFromProcess, type Config } from './config.js';
 import { openPortal, type Portal } from './portal.js';
@@ -47,6 +49,12 @@ Commands:
                            other CA the TAK Server trusts, for TAK Server's <crl> (docs/tak.md).
                            Options: --also FILE... (another CA's CRL, PEM or DER; each must be
                            a CRL not past its nextUpdate), --out FILE (default: stdout).
+  ca adopt                 Make an existing CA (TAK Server's ca.pem and ca-do-not-share.key)
+                           the portal's, on a data directory without a CA or members
+                           (docs/tak.md). Options: --cert FILE --key FILE, --chain FILE (its
+                           issuers up to the root), --passphrase-file FILE (of the key),
+                           --issue-directly (a root signs members itself instead of an issuing
+                           CA the portal makes under it).
   migrate                  Run the database migrations.
   backup FILE              Write the database and the CA material (keys included) into one
                            archive, consistent while the service runs.
@@ -179,6 +187,17 @@ async function writeCrlBundle(portal: Portal, args: string[]): Promise<void> {
 
 /** Commands that work on the database and the data directory as files, without opening the CA. */
 const dataCommands: Record<string, (config: Config, args: string[]) => Promise<void>> = {
+  async ca(config, args) {
+    const [sub, ...rest] = args;
+    if (sub !== 'adopt') throw new UsageError('ca takes a subcommand: adopt');
+    const adoption = await adoptCa(config, rest);
+    process.stdout.write(
+      `Adopted ${adoption.adopted.subject} (valid until ${adoption.adopted.notAfter.toISOString()}) ` +
+        `into ${config.caDir}.\nMembers' keys are signed by ` +
+        `${adoption.issuesDirectly ? 'the adopted CA itself' : 'a new issuing CA under it'}; ` +
+        `the chain, issuing CA first:\n${adoption.hierarchy.map((s) => `  ${s}\n`).join('')}`,
+    );
+  },
   async backup(config, args) {
     if (args.length !== 1 || args[0] === undefined) {
       throw new UsageError('backup takes exactly one FILE');
@@ -363,6 +382,11 @@ main(process.argv.slice(2)).then(
     if (error instanceof HttpError) {
       const retry = error.headers['retry-after'];
       process.stderr.write(`${error.detail}${retry === undefined ? '' : ` (in ${retry} s)`}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    if (error instanceof CaAdoptionError) {
+      process.stderr.write(`ca adopt: ${error.message}; nothing written\n`);
       process.exitCode = 1;
       return;
     }

@@ -50,7 +50,7 @@ async function builtinTlsListener(portal: Portal, app: FastifyInstance): Promise
   );
   return createDualFaceServer({
     credentials,
-    clientCaPem: [portal.ca.issuingCertificatePem, portal.ca.rootCertificatePem],
+    clientCaPem: [portal.ca.chainPem],
     mtlsHost: config.mtlsHost,
     httpsOrigin: config.publicOrigin,
     connectionLimits: connectionLimitsOf(config),

@@ -11,6 +11,7 @@ import { listAuditEvents } from '../src/modules/audit/repository.js';
 import { isLoginCodeUsable } from '../src/modules/firstuser/login-code-repository.js';
 import { findCertificateBySerial } from '../src/modules/certificates/repository.js';
 import { findMemberByCallsign, insertMember } from '../src/modules/people/repository.js';
+import { makeTakCa, TAK_CAPASS } from '../src/ca/tak-ca.testing.js';
 import { run } from './support/processes.js';
 import { REPO_ROOT, SERVER_DIST } from './support/repo.js';
 
@@ -187,6 +188,70 @@ describe('backup', () => {
       clientAddress: null,
     });
     expect(event?.detail).toMatchObject({ engine: 'sqlite' });
+  });
+});
+
+describe('ca adopt', () => {
+  it('refuses a key of another CA with exit status 1, says nothing was written, and writes nothing', async () => {
+    const dataDir = path.join(workDir, 'adopt-data');
+    const certs = path.join(workDir, 'adopt-certs');
+    const [tak, other] = await Promise.all([
+      makeTakCa(path.join(certs, 'tak'), { name: 'CliTakCA' }),
+      makeTakCa(path.join(certs, 'other'), { name: 'CliOtherCA' }),
+    ]);
+    const passphrase = path.join(certs, 'capass');
+    await writeFile(passphrase, `${TAK_CAPASS}\n`);
+    const args = ['ca', 'adopt', '--cert', tak.caPem, '--passphrase-file', passphrase];
+    const refused = await cli([...args, '--key', other.caKey], { PORTAL_DATA_DIR: dataDir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^ca adopt: --key does not belong to the certificate .*CN=CliTakCA \(another key pair\); nothing written\n$/,
+    );
+    expect(existsSync(dataDir)).toBe(false);
+    const adopted = await cli([...args, '--key', tak.caKey], { PORTAL_DATA_DIR: dataDir });
+    expect(adopted.code, adopted.stderr).toBe(0);
+    expect(adopted.stdout).toMatch(/^Adopted .*CN=CliTakCA \(valid until /);
+  });
+});
+
+describe('ca adopt of an intermediate', () => {
+  it('keeps the chain above it (ca-chain.pem) through a backup and a restore', async () => {
+    const certs = path.join(workDir, 'adopt-intermediate');
+    const tak = await makeTakCa(certs, { name: 'CliRootCA', intermediate: 'CliSubCA' });
+    const passphrase = path.join(certs, 'capass');
+    await writeFile(passphrase, `${TAK_CAPASS}\n`);
+    const dataDir = path.join(workDir, 'adopt-intermediate-data');
+    const adopted = await cli(
+      ['ca', 'adopt', '--cert', tak.caPem, '--key', tak.caKey, '--passphrase-file', passphrase],
+      { PORTAL_DATA_DIR: dataDir },
+    );
+    expect(adopted.code, adopted.stderr).toBe(0);
+    expect(adopted.stdout).toContain("Members' keys are signed by the adopted CA itself");
+    const chainFile = path.join(dataDir, 'ca', 'ca-chain.pem');
+    expect(await readFile(chainFile, 'utf8')).toBe(await readFile(tak.rootPem, 'utf8'));
+
+    // The first start (here: a command) adds the portal's JWT key beside the CA.
+    const first = await cli(['server-cert', 'tak.portal.localhost', '--out', dataDir], {
+      PORTAL_DATA_DIR: dataDir,
+    });
+    expect(first.code, first.stderr).toBe(0);
+    expect(await readFile(path.join(dataDir, 'tak.portal.localhost.crt.pem'), 'utf8')).toContain(
+      (await readFile(tak.caPem, 'utf8')).split('-----END CERTIFICATE-----')[0],
+    );
+    const archive = path.join(workDir, 'adopted-backup.zip');
+    const backup = await cli(['backup', archive], { PORTAL_DATA_DIR: dataDir });
+    expect(backup.code, backup.stderr).toBe(0);
+    const restoredDir = path.join(workDir, 'adopt-restored-data');
+    const restored = await cli(['restore', archive], { PORTAL_DATA_DIR: restoredDir });
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(await readFile(path.join(restoredDir, 'ca', 'ca-chain.pem'), 'utf8')).toBe(
+      await readFile(chainFile, 'utf8'),
+    );
+    // The restored CA opens: the chain leads from the intermediate to the root.
+    const served = await cli(['server-cert', 'tak.portal.localhost', '--out', restoredDir], {
+      PORTAL_DATA_DIR: restoredDir,
+    });
+    expect(served.code, served.stderr).toBe(0);
   });
 });
 

@@ -6,8 +6,11 @@ import { apiPaths } from '@callsign/contract';
 import { probeTls, type ClientIdentity } from '../src/cli/tak-check/tls-probe.js';
 import { portalOnScratchDatabase, type DatabaseEnv } from './support/portal-on-engine.js';
 import { freePort, run } from './support/processes.js';
-import { SERVER_DIST } from './support/repo.js';
-import { startStreamingInput, type StreamingInput } from './support/tak-streaming-input.js';
+import {
+  startStreamingInput,
+  takCheckAgainst,
+  type StreamingInput,
+} from './support/tak-streaming-input.js';
 import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
 
 // TAK Server's streaming input (8089) as TakStreamingInput.java copies it from TAK Server 5.7's
@@ -17,7 +20,6 @@ import { startTestPortal, type MemberKey, type TestPortal } from './support/test
 // own OCSP client asking the portal on every handshake. The listener is never restarted within
 // a test: what it refuses, it refuses without one.
 
-const CLI = path.join(SERVER_DIST, 'cli.js');
 const TAK_HOST = 'tak.example.org';
 const STORE_PASSWORD = 'atakatak';
 
@@ -426,19 +428,11 @@ describe.each(testEngines())('on $name', (engine) => {
 
   describe('tak-check against the streaming input', () => {
     const takCheck = (extra: string[] = []) =>
-      run('node', [CLI, 'tak-check', '--address', '127.0.0.1', '--timeout', '20', ...extra], {
-        timeout: 120_000,
-        env: {
-          ...process.env,
-          ...databaseEnv,
-          PORTAL_DATA_DIR: portal.dataDir,
-          // The service's own address: the OCSP URL written into the test member's certificate.
-          PORTAL_PORT: String(portal.port),
-          PORTAL_LOG_LEVEL: 'silent',
-          TAK_HOST,
-          TAK_PORT: String(takPort),
-        },
-      });
+      takCheckAgainst(
+        { dataDir: portal.dataDir, port: portal.port, env: databaseEnv },
+        { host: TAK_HOST, port: takPort },
+        extra,
+      );
 
     it('with enableOCSP: a key revoked during the run is refused, and the existing CA client accepted', async () => {
       await writeFile(files.portalCrl, (await portal.curl('public', '/ca/crl.pem')).body);

@@ -1,6 +1,13 @@
 import { webcrypto, type KeyObject } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { CaDirectoryError, caFilePath, readCaFiles, writeCaFiles } from './ca-files.js';
+import path from 'node:path';
+import {
+  CA_CHAIN_FILE,
+  CaDirectoryError,
+  caFilePath,
+  readCaFiles,
+  writeCaFiles,
+} from './ca-files.js';
 import { signCrl, type EncodedCrl, type RevokedCertificate } from './crl.js';
 import { createCaMaterial } from './hierarchy.js';
 import {
@@ -13,7 +20,7 @@ import {
 } from './key-pair.js';
 import { OcspResponder, type OcspLookup } from './ocsp.js';
 import { isOcspSignerCurrent, loadOrIssueOcspSigner } from './ocsp-signer.js';
-import { encodePem } from './pem.js';
+import { decodePemBlocks, encodePem } from './pem.js';
 import { normalizeSerial, randomSerial } from './serial.js';
 import { FileKeySigner, type CaSigner } from './signer.js';
 import {
@@ -35,7 +42,7 @@ export interface SignedCertificate {
   readonly notBefore: Date;
   readonly notAfter: Date;
   readonly certificatePem: string;
-  /** Issuing CA, then root CA. */
+  /** Issuing CA, then each CA above it up to the self-signed root (`CertificateAuthority.chainPem`). */
   readonly chainPem: string[];
 }
 
@@ -65,13 +72,21 @@ export class CertificateAuthority {
   private readonly ocsp: OcspResponder;
   private ocspSigner: Promise<CaSigner> | undefined;
 
+  /** Issuing CA, then each CA above it, the self-signed root last; each once. */
+  private readonly chain: x509.X509Certificate[];
+
   private constructor(
     private readonly root: x509.X509Certificate,
+    /** The CAs above `root` when it is an adopted intermediate (ca-chain.pem), root last. */
+    above: x509.X509Certificate[],
     private readonly issuing: CaSigner,
     private readonly urls: PublicationUrls,
     private readonly now: () => Date,
     private readonly files: { dir: string; passphrase: string | undefined },
   ) {
+    this.chain = [issuing.certificate, root, ...above].filter(
+      (certificate, i, all) => i === 0 || !certificate.equal(all[i - 1] as x509.X509Certificate),
+    );
     this.ocsp = new OcspResponder({
       issuer: issuing,
       signer: () => this.currentOcspSigner(),
@@ -100,16 +115,26 @@ export class CertificateAuthority {
       passphrase,
       label: caFilePath(dir, 'issuingKey'),
     });
-    const chained = await issuing.certificate.verify(
-      { publicKey: root.publicKey, signatureOnly: true },
-      webcrypto,
-    );
-    if (!chained || issuing.certificate.issuer !== root.subject) {
+    // An adopted CA that issues directly is both (adopt.ts).
+    const issuesFromRootFile = issuing.certificate.equal(root);
+    if (!issuesFromRootFile && !(await signedBy(issuing.certificate, root))) {
       throw new CaDirectoryError(
         `${caFilePath(dir, 'issuingCertificate')} is not signed by ${caFilePath(dir, 'rootCertificate')}`,
       );
     }
-    return new CertificateAuthority(root, issuing, publicationUrls(baseUrl), now, {
+    const above = certificatesIn(material.chain ?? '');
+    for (const [i, certificate] of [root, ...above].entries()) {
+      const issuer = above[i] ?? certificate;
+      if (
+        !(await signedBy(certificate, issuer)) ||
+        (above[i] === undefined && !isSelfSigned(certificate))
+      ) {
+        throw new CaDirectoryError(
+          `${path.join(dir, CA_CHAIN_FILE)} does not lead from ${certificate.subject} to a self-signed root`,
+        );
+      }
+    }
+    return new CertificateAuthority(root, above, issuing, publicationUrls(baseUrl), now, {
       dir,
       passphrase,
     });
@@ -123,13 +148,35 @@ export class CertificateAuthority {
     return encodePem('CERTIFICATE', this.issuing.certificate.rawData);
   }
 
-  /** Issuing CA then root CA, as served at `/ca/ca.pem`. */
+  /** The self-signed root at the top of the chain (the adopted root's, for an adopted CA). */
+  get topCertificatePem(): string {
+    return encodePem('CERTIFICATE', (this.chain.at(-1) ?? this.root).rawData);
+  }
+
+  /** Whether the certificate that signs members is the root (an adopted root that issues directly). */
+  get issuesFromRoot(): boolean {
+    return this.chain.length === 1;
+  }
+
+  /**
+   * The issuing CA then every CA above it up to the self-signed root, each once, as served at
+   * `/ca/ca.pem`: the issuing CA then the root for the portal's own CA.
+   */
   get chainPem(): string {
-    return this.issuingCertificatePem + this.rootCertificatePem;
+    return this.chainPemList().join('');
+  }
+
+  /** `chainPem` without the root: what a TLS peer sends after its own certificate. */
+  get intermediatesPem(): string[] {
+    return this.chainPemList().slice(0, -1);
   }
 
   chainDer(): Buffer[] {
-    return [Buffer.from(this.issuing.certificate.rawData), Buffer.from(this.root.rawData)];
+    return this.chain.map((certificate) => Buffer.from(certificate.rawData));
+  }
+
+  private chainPemList(): string[] {
+    return this.chain.map((certificate) => encodePem('CERTIFICATE', certificate.rawData));
   }
 
   /**
@@ -289,9 +336,28 @@ export class CertificateAuthority {
       notBefore: certificate.notBefore,
       notAfter: certificate.notAfter,
       certificatePem: encodePem('CERTIFICATE', certificate.rawData),
-      chainPem: [this.issuingCertificatePem, this.rootCertificatePem],
+      chainPem: this.chainPemList(),
     };
   }
+}
+
+async function signedBy(
+  certificate: x509.X509Certificate,
+  issuer: x509.X509Certificate,
+): Promise<boolean> {
+  return (
+    certificate.issuer === issuer.subject &&
+    (await certificate.verify({ publicKey: issuer.publicKey, signatureOnly: true }, webcrypto))
+  );
+}
+
+function isSelfSigned(certificate: x509.X509Certificate): boolean {
+  return certificate.issuer === certificate.subject;
+}
+
+/** Every certificate of a PEM bundle, in order. */
+export function certificatesIn(pem: string): x509.X509Certificate[] {
+  return decodePemBlocks(pem, 'CERTIFICATE').map((der) => new x509.X509Certificate(der));
 }
 
 function checkLeafRequest(commonName: string, validityDays: number): void {

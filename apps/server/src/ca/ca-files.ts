@@ -11,6 +11,13 @@ import path from 'node:path';
  *   issuing-ca.pem       issuing CA certificate (5 years; signs members, servers, CRLs, OCSP)
  *   issuing-ca-key.pem   issuing CA private key, PKCS#8, mode 0600 (encrypted likewise)
  *
+ * An adopted CA (`ca adopt`, adopt.ts) is kept in the same four files: root-ca.pem is then the
+ * adopted CA (a root, or an intermediate of another root) with its key, and issuing-ca.pem either
+ * a CA the portal made under it or the adopted CA itself (it issues directly). Above an adopted
+ * intermediate, one more file holds the certificates up to its self-signed root:
+ *
+ *   ca-chain.pem         the adopted CA's issuers, nearest first, the self-signed root last
+ *
  * The directory itself is mode 0700. Member keys are never written here or anywhere else. The
  * delegated OCSP signer is kept here too (ocsp-signer.ts), outside this set: it is re-made when
  * missing, so a backup need not hold it.
@@ -22,14 +29,19 @@ export const CA_FILES = {
   issuingKey: 'issuing-ca-key.pem',
 } as const;
 
+/** Optional beside the four: the issuers above an adopted intermediate (PEM, nearest first). */
+export const CA_CHAIN_FILE = 'ca-chain.pem';
+
 export interface CaMaterial {
   readonly rootCertificate: string;
   readonly rootKey: string;
   readonly issuingCertificate: string;
   readonly issuingKey: string;
+  /** The certificates above `rootCertificate` when that is not self-signed (CA_CHAIN_FILE). */
+  readonly chain?: string;
 }
 
-type CaFile = keyof CaMaterial;
+type CaFile = keyof typeof CA_FILES;
 
 // Keys first and the issuing certificate last: the order files appear in while being committed.
 const COMMIT_ORDER: readonly CaFile[] = [
@@ -65,7 +77,11 @@ export async function readCaFiles(dir: string): Promise<CaMaterial | undefined> 
         'from this CA is in use, delete the files so that a new CA is created.',
     );
   }
-  return Object.fromEntries(entries) as unknown as CaMaterial;
+  const chain = await readIfExists(path.join(dir, CA_CHAIN_FILE));
+  return {
+    ...(Object.fromEntries(entries) as Record<CaFile, string>),
+    ...(chain === undefined ? {} : { chain }),
+  };
 }
 
 /**
@@ -85,14 +101,24 @@ export async function writeCaFiles(dir: string, material: CaMaterial): Promise<v
     for (const file of COMMIT_ORDER) {
       await writeSynced(path.join(staging, CA_FILES[file]), material[file], modeOf(file));
     }
+    if (material.chain !== undefined) {
+      await writeSynced(path.join(staging, CA_CHAIN_FILE), material.chain, 0o644);
+    }
     await syncDirectory(staging);
-    for (const file of COMMIT_ORDER) {
+    // The chain after the four: a CA that another process created first leaves no chain of ours
+    // beside its files. A crash between the two leaves an adopted intermediate without its
+    // chain, which loading reports (authority.ts) instead of starting over.
+    const files = [
+      ...COMMIT_ORDER.map((file) => CA_FILES[file]),
+      ...(material.chain === undefined ? [] : [CA_CHAIN_FILE]),
+    ];
+    for (const file of files) {
       try {
-        await fs.link(path.join(staging, CA_FILES[file]), caFilePath(dir, file));
+        await fs.link(path.join(staging, file), path.join(dir, file));
       } catch (error) {
         if (errorCode(error) === 'EEXIST') {
           throw new CaDirectoryError(
-            `${caFilePath(dir, file)} appeared while this process was creating the CA: another ` +
+            `${path.join(dir, file)} appeared while this process was creating the CA: another ` +
               'process is creating it at the same time. Start one instance first.',
           );
         }

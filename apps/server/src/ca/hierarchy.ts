@@ -22,10 +22,7 @@ export async function createCaMaterial(options: {
     createKeyPair('rsa-3072'),
   ]);
   const rootName: x509.JsonName = [{ O: [organization] }, { CN: ['Callsign Portal Root CA'] }];
-  const issuingName: x509.JsonName = [
-    { O: [organization] },
-    { CN: ['Callsign Portal Issuing CA'] },
-  ];
+  const issuingName = issuingCaName(organization);
   const notBefore = new Date(now.getTime() - BACKDATE_MS);
   const rootSigningKey = await importSigningKey(rootKeys.privateKey);
   const root = await x509.X509CertificateGenerator.create(
@@ -41,25 +38,75 @@ export async function createCaMaterial(options: {
     },
     webcrypto,
   );
-  const issuing = await x509.X509CertificateGenerator.create(
-    {
-      serialNumber: randomSerial(),
-      subject: issuingName,
-      issuer: root.subjectName,
-      notBefore,
-      notAfter: addYears(now, 5),
-      publicKey: issuingKeys.publicKeyDer,
-      signingKey: rootSigningKey,
-      extensions: await issuingCaExtensions(issuingKeys.publicKeyDer, root, webcrypto),
-    },
-    webcrypto,
-  );
+  const issuing = await signIssuingCa({
+    name: issuingName,
+    publicKeyDer: issuingKeys.publicKeyDer,
+    parent: root,
+    parentKey: rootSigningKey,
+    now,
+  });
   return {
     rootCertificate: encodePem('CERTIFICATE', root.rawData),
     rootKey: exportCaKey(rootKeys.privateKey, passphrase),
     issuingCertificate: encodePem('CERTIFICATE', issuing.rawData),
     issuingKey: exportCaKey(issuingKeys.privateKey, passphrase),
   };
+}
+
+/** The portal's issuing CA's name: `O={organization}, CN=Callsign Portal Issuing CA`. */
+export function issuingCaName(organization: string): x509.JsonName {
+  return [{ O: [organization] }, { CN: ['Callsign Portal Issuing CA'] }];
+}
+
+/**
+ * A new issuing CA (RSA-3072, 5 years, never past its parent's end) under `parent`, whose RSA
+ * key is `parentKey`: the one the portal makes under its own root or under an adopted CA
+ * (adopt.ts). Its key is PKCS#8 PEM, encrypted when a passphrase is given.
+ */
+export async function createIssuingCa(options: {
+  parent: x509.X509Certificate;
+  parentKey: KeyObject;
+  organization: string;
+  now: Date;
+  passphrase: string | undefined;
+}): Promise<{ certificatePem: string; keyPem: string }> {
+  const keys = await createKeyPair('rsa-3072');
+  const issuing = await signIssuingCa({
+    name: issuingCaName(options.organization),
+    publicKeyDer: keys.publicKeyDer,
+    parent: options.parent,
+    parentKey: await importSigningKey(options.parentKey),
+    now: options.now,
+  });
+  return {
+    certificatePem: encodePem('CERTIFICATE', issuing.rawData),
+    keyPem: exportCaKey(keys.privateKey, options.passphrase),
+  };
+}
+
+async function signIssuingCa(options: {
+  name: x509.JsonName;
+  publicKeyDer: Buffer;
+  parent: x509.X509Certificate;
+  parentKey: webcrypto.CryptoKey;
+  now: Date;
+}): Promise<x509.X509Certificate> {
+  const { parent, now } = options;
+  return x509.X509CertificateGenerator.create(
+    {
+      serialNumber: randomSerial(),
+      subject: options.name,
+      issuer: parent.subjectName,
+      notBefore: new Date(now.getTime() - BACKDATE_MS),
+      // A CA cannot usefully outlive its issuer.
+      notAfter: new Date(Math.min(addYears(now, 5).getTime(), parent.notAfter.getTime())),
+      publicKey: options.publicKeyDer,
+      signingKey: options.parentKey,
+      signingAlgorithm: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+      extensions: await issuingCaExtensions(options.publicKeyDer, parent, webcrypto),
+    },
+    webcrypto,
+  );
 }
 
 async function importSigningKey(privateKey: KeyObject): Promise<webcrypto.CryptoKey> {

@@ -17,9 +17,11 @@ export interface OpensslResult {
 export function runOpenssl(
   args: readonly string[],
   input?: string | Buffer,
+  cwd?: string,
 ): Promise<OpensslResult> {
   return new Promise((resolve) => {
-    const child = execFile('openssl', args, { encoding: 'utf8' }, (error, stdout, stderr) => {
+    const options = { encoding: 'utf8' as const, ...(cwd === undefined ? {} : { cwd }) };
+    const child = execFile('openssl', args, options, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
       resolve({ code, stdout, stderr });
     });
@@ -28,8 +30,12 @@ export function runOpenssl(
 }
 
 /** Runs `openssl args…` and returns stdout + stderr, failing loudly on a non-zero exit. */
-export async function openssl(args: readonly string[], input?: string | Buffer): Promise<string> {
-  const result = await runOpenssl(args, input);
+export async function openssl(
+  args: readonly string[],
+  input?: string | Buffer,
+  cwd?: string,
+): Promise<string> {
+  const result = await runOpenssl(args, input, cwd);
   if (result.code !== 0) {
     throw new Error(`openssl ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
   }
@@ -72,22 +78,28 @@ export async function removeTempDir(dir: string | undefined): Promise<void> {
 }
 
 /**
- * A throw-away self-signed P-256 certificate made by the OpenSSL CLI (not by the CA under test):
- * writes `{name}.key` and `{name}.pem` into `dir` and returns the certificate's path.
+ * A throw-away self-signed certificate made by the OpenSSL CLI (not by the CA under test), P-256
+ * unless `rsa`, with the `-addext` extensions given: writes `{name}.key` and `{name}.pem` into
+ * `dir` and returns the certificate's path.
  */
 export async function selfSignedCertificate(
   dir: string,
   name: string,
-  options: { subject?: string; days?: number; serial?: string } = {},
+  options: {
+    subject?: string;
+    days?: number;
+    serial?: string;
+    rsa?: boolean;
+    extensions?: string[];
+  } = {},
 ): Promise<string> {
   const file = path.join(dir, `${name}.pem`);
   await openssl([
     'req',
     '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
+    ...(options.rsa === true
+      ? ['-newkey', 'rsa:2048']
+      : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']),
     '-nodes',
     '-keyout',
     path.join(dir, `${name}.key`),
@@ -98,6 +110,7 @@ export async function selfSignedCertificate(
     '-days',
     String(options.days ?? 1),
     ...(options.serial === undefined ? [] : ['-set_serial', options.serial]),
+    ...(options.extensions ?? []).flatMap((extension) => ['-addext', extension]),
   ]);
   return file;
 }

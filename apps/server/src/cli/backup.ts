@@ -3,7 +3,7 @@ import path from 'node:path';
 import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
 import { sql, type Transaction } from 'kysely';
 import type { Config } from '../config.js';
-import { CA_FILES } from '../ca/ca-files.js';
+import { CA_CHAIN_FILE, CA_FILES, readIfExists } from '../ca/ca-files.js';
 import { withAuditGuardLifted } from '../db/audit-guard.js';
 import { openDatabase, type DatabaseHandle } from '../db/connection.js';
 import { MIGRATIONS, migrateToLatest } from '../db/migrate.js';
@@ -150,6 +150,8 @@ async function writeBackup(
     entries[`database/${table}.json`] = strToU8(JSON.stringify(rows));
     tables[table] = rows.length;
   }
+  const optional = await readIfExists(path.join(config.caDir, CA_CHAIN_FILE));
+  if (optional !== undefined) entries[`ca/${CA_CHAIN_FILE}`] = strToU8(optional);
   for (const name of CA_BACKUP_FILES) {
     try {
       entries[`ca/${name}`] = await readFile(path.join(config.caDir, name));
@@ -166,7 +168,7 @@ async function writeBackup(
     engine: handle.engine,
     migrations: snapshot.migrations,
     tables,
-    caFiles: [...CA_BACKUP_FILES],
+    caFiles: [...CA_BACKUP_FILES, ...(optional === undefined ? [] : [CA_CHAIN_FILE])],
   };
   entries['manifest.json'] = strToU8(JSON.stringify(manifest, null, 2));
   await writePrivately(path.resolve(file), zipSync(entries, { level: 6 }));
@@ -213,6 +215,9 @@ export async function readBackup(file: string) {
     if (entry === undefined) throw new BackupError(`${file} lacks ca/${name}`);
     caFiles[name] = entry;
   }
+  // Only an adopted intermediate has it (ca-files.ts).
+  const chain = entries[`ca/${CA_CHAIN_FILE}`];
+  if (chain !== undefined) caFiles[CA_CHAIN_FILE] = chain;
   return { manifest: manifest as BackupManifest, tables, caFiles };
 }
 

@@ -70,7 +70,7 @@ export async function loadServerCredentials(
     return { cert, key, issued: false };
   }
   const issued = await certificates.issueServerCertificate(options.names);
-  const chain = [issued.certificatePem, ...issued.chainPem.slice(0, 1)].join('');
+  const chain = [issued.certificatePem, ...issued.chainPem.slice(0, -1)].join('');
   await mkdir(options.tlsDir, { recursive: true, mode: 0o700 });
   await writeAtomically(keyFile, issued.privateKeyPem, 0o600);
   await writeAtomically(certFile, chain, 0o644);

@@ -520,6 +520,11 @@ describe.each(testEngines())('keys over their life on $name', (engine) => {
         expires_at: new Date(issuing!.validTo).toISOString(),
       });
       expect(answer.root.expires_at).toBe(new Date(root!.validTo).toISOString());
+      // The portal's own CA: its issuing CA signs the members, under its self-signed root.
+      expect(answer.chain).toEqual([
+        { ...answer.issuing, signs_members: true, self_signed: false },
+        { ...answer.root, signs_members: false, self_signed: true },
+      ]);
       // Five and twenty years from the first start.
       expect(Date.parse(answer.issuing.expires_at) - Date.now()).toBeGreaterThan(4 * 365 * DAY);
       expect(Date.parse(answer.root.expires_at) - Date.now()).toBeGreaterThan(19 * 365 * DAY);

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { run, type RunResult } from './processes.js';
+import { SERVER_DIST } from './repo.js';
 
 const INPUT = fileURLToPath(new URL('../jvm/TakStreamingInput.java', import.meta.url));
 
@@ -65,4 +68,29 @@ export async function startStreamingInput(options: StreamingInputOptions): Promi
       await exited;
     },
   };
+}
+
+/**
+ * The built CLI's `tak-check` against a streaming input on 127.0.0.1, for the portal whose data
+ * directory, port and database `portal` names (TAK_HOST, TAK_PORT: the input's).
+ */
+export function takCheckAgainst(
+  portal: { dataDir: string; port: number; env: Record<string, string> },
+  tak: { host: string; port: number },
+  extra: string[] = [],
+): Promise<RunResult> {
+  const cli = path.join(SERVER_DIST, 'cli.js');
+  return run('node', [cli, 'tak-check', '--address', '127.0.0.1', '--timeout', '20', ...extra], {
+    timeout: 120_000,
+    env: {
+      ...process.env,
+      ...portal.env,
+      PORTAL_DATA_DIR: portal.dataDir,
+      // The service's own address: the OCSP URL written into the test member's certificate.
+      PORTAL_PORT: String(portal.port),
+      PORTAL_LOG_LEVEL: 'silent',
+      TAK_HOST: tak.host,
+      TAK_PORT: String(tak.port),
+    },
+  });
 }

@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { apiPaths } from '@callsign/contract';
@@ -64,6 +64,20 @@ const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOS
 let caExpiry = {
   issuing: { subject: 'CN=Field Issuing CA', expires_at: inDays(400) },
   root: { subject: 'CN=Field Root CA', expires_at: inDays(5800) },
+  chain: [
+    {
+      subject: 'O=TAK\nCN=Field Issuing CA',
+      expires_at: inDays(400),
+      signs_members: true,
+      self_signed: false,
+    },
+    {
+      subject: 'C=US\nO=TAK\nCN=Field Root CA',
+      expires_at: inDays(5800),
+      signs_members: false,
+      self_signed: true,
+    },
+  ],
 };
 
 /** The app's route table, signed in as the server answers. */
@@ -96,6 +110,14 @@ describe('the admin area in the route table', () => {
       await screen.findByRole('heading', { name: 'Certificate authority' }),
     ).toBeInTheDocument();
     expect(await screen.findByText('Issuing CA')).toBeInTheDocument();
+    // The chain by common name, the CA that signs keys first.
+    const chain = within(screen.getByRole('list', { name: /Chain of trust/ })).getAllByRole(
+      'listitem',
+    );
+    expect(chain.map((item) => item.textContent)).toEqual([
+      expect.stringMatching(/^Field Issuing CASigns the members' keys · Expires on /),
+      expect.stringMatching(/^Field Root CARoot \(trust anchor\) · Expires on /),
+    ]);
     expect(screen.queryByText(/expires in \d+ days/)).not.toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Your keys' })).toHaveAttribute('href', '/app/keys');
   });

@@ -100,9 +100,21 @@ export type RenewalCodeResponse = z.infer<typeof renewalCodeResponseSchema>;
 
 const caCertificateSchema = z.object({ subject: z.string(), expires_at: isoTime });
 
-/** GET admin/ca (admin): when the portal's own CAs expire; nothing renews them by itself. */
+/** One CA of the chain the portal's keys hang from. */
+const caChainEntrySchema = caCertificateSchema.extend({
+  /** This CA signs the members' keys (the first of the chain). */
+  signs_members: z.boolean(),
+  /** A root: the trust anchor at the top (the last of the chain). */
+  self_signed: z.boolean(),
+});
+
+/**
+ * GET admin/ca (admin): when the portal's CAs expire (nothing renews them by itself), and the
+ * whole chain, issuing CA first: the portal's two, or an adopted CA's (`ca adopt`), up to its root.
+ */
 export const caExpiryResponseSchema = z.object({
   issuing: caCertificateSchema,
   root: caCertificateSchema,
+  chain: z.array(caChainEntrySchema).min(1),
 });
 export type CaExpiryResponse = z.infer<typeof caExpiryResponseSchema>;

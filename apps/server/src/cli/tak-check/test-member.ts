@@ -80,8 +80,8 @@ export function identityOf(issued: IssuedCertificate): PemIdentity {
   return {
     certificatePem: issued.certificatePem,
     privateKeyPem: issued.privateKeyPem,
-    // The issuing CA; the root is the server's to have.
-    chainPem: issued.chainPem.slice(0, 1),
+    // The CAs under the root; the root is the server's to have.
+    chainPem: issued.chainPem.slice(0, -1),
   };
 }
 
@@ -131,7 +131,7 @@ export async function loadRevokedTestKey(
     callsign: record.callsign,
     serial,
     revokedAt: record.revokedAt,
-    identity: { certificatePem, privateKeyPem, chainPem: [portal.ca.issuingCertificatePem] },
+    identity: { certificatePem, privateKeyPem, chainPem: portal.ca.intermediatesPem },
   };
 }
 

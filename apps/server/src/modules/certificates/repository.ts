@@ -88,6 +88,15 @@ export async function recentIssuanceTimes(
 }
 
 /** When the member's first certificate was issued (any purpose but `server`, revoked or not). */
+/** Every certificate recorded, of any purpose, revoked or not. */
+export async function countIssuedCertificates(executor: Executor): Promise<number> {
+  const row = await executor
+    .selectFrom('issued_certificates')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 export async function firstIssuanceTime(
   executor: Executor,
   callsign: string,

@@ -27,6 +27,7 @@ import {
 } from './member-issuance.js';
 import { defaultConcurrentMints, MintingSlots } from './minting-limits.js';
 import {
+  countIssuedCertificates,
   findCertificateBySerial,
   firstIssuanceTime,
   liveCertificates,
@@ -37,6 +38,11 @@ import {
   revokeCertificatesOf,
   type RevocationStamp,
 } from './repository.js';
+
+/** How many certificates the record holds, of any CA (`ca adopt` needs none). */
+export function countRecordedCertificates(executor: Executor): Promise<number> {
+  return countIssuedCertificates(executor);
+}
 
 export interface CertificatePolicy {
   validityDays: number;

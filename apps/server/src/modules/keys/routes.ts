@@ -54,8 +54,8 @@ export function registerKeysRoutes(app: FastifyInstance, context: RouteContext):
   );
 }
 
-function expiryOf(pem: string): CaExpiryResponse['root'] {
-  const certificate = new X509Certificate(pem);
+function expiryOf(pem: string | X509Certificate): CaExpiryResponse['root'] {
+  const certificate = typeof pem === 'string' ? new X509Certificate(pem) : pem;
   return { subject: certificate.subject, expires_at: new Date(certificate.validTo).toISOString() };
 }
 
@@ -153,6 +153,14 @@ export function registerKeyLifecycleRoutes(app: FastifyInstance, context: RouteC
       Promise.resolve({
         issuing: expiryOf(context.ca.issuingCertificatePem),
         root: expiryOf(context.ca.rootCertificatePem),
+        chain: context.ca.chainDer().map((der, i) => {
+          const certificate = new X509Certificate(der);
+          return {
+            ...expiryOf(certificate),
+            signs_members: i === 0,
+            self_signed: certificate.issuer === certificate.subject,
+          };
+        }),
       }),
   );
 }

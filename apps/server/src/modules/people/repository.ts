@@ -257,6 +257,15 @@ export async function removeMemberRole(
   return result.numDeletedRows > 0n;
 }
 
+/** Every member, whatever their status (pending, active, revoked). */
+export async function countAllMembers(executor: Executor): Promise<number> {
+  const row = await executor
+    .selectFrom('members')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 export async function countActiveAdmins(executor: Executor): Promise<number> {
   const row = await executor
     .selectFrom('member_roles')

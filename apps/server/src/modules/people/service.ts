@@ -8,6 +8,7 @@ import type { MemberLookup } from '../auth/identity.js';
 import {
   addMemberRole,
   countActiveAdmins,
+  countAllMembers,
   countSeenOnTakSince,
   findMemberByCallsign,
   findLastSeenOnTak,
@@ -261,6 +262,11 @@ export function refuseCodeForAnotherAdmin(member: Member, actor: Actor): void {
 export async function isActiveAdmin(executor: Executor, callsign: string): Promise<boolean> {
   const member = await findMemberByCallsign(executor, callsign);
   return member?.status === 'active' && member.roles.includes(ADMIN);
+}
+
+/** How many members there are, in any status (`ca adopt` needs none). */
+export function countMembers(executor: Executor): Promise<number> {
+  return countAllMembers(executor);
 }
 
 /** True while at least one active member holds the admin role. */

@@ -1,3 +1,4 @@
+import { useId } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Card } from '../../../../components/card';
@@ -8,13 +9,20 @@ import { QueryState } from '../../shared/components/query-state';
 /** How far ahead the admin home warns that a CA of the portal runs out. */
 export const CA_WARNING_DAYS = 365;
 
+/** The common name of an X.509 subject as the server writes it (`O=TAK\nCN=Name`), or all of it. */
+function commonName(subject: string): string {
+  return /(?:^|\n)CN=([^\n]*)$/.exec(subject)?.[1] ?? subject;
+}
+
 /**
- * The portal's own certificate authority on the admin home: when the issuing and the root CA
- * expire, and a warning from a year before either does (nothing renews them by itself).
+ * The portal's certificate authority on the admin home: when the issuing and the root CA
+ * expire, a warning from a year before either does (nothing renews them by itself), and the
+ * chain the members' keys hang from (an adopted CA's up to its root: docs/tak.md).
  */
 export function CaExpiryCard() {
   const { t, i18n } = useTranslation();
   const ca = useQuery(caExpiryQueryOptions());
+  const chainId = useId();
   const rows = ca.data && [
     { name: t('admin.ca.issuing'), expiresAt: ca.data.issuing.expires_at },
     { name: t('admin.ca.root'), expiresAt: ca.data.root.expires_at },
@@ -34,6 +42,27 @@ export function CaExpiryCard() {
             </div>
           ))}
         </dl>
+      )}
+      {ca.data && (
+        <>
+          <h3 id={chainId} className="mt-4 font-semibold">
+            {t('admin.ca.chain')}
+          </h3>
+          <ol aria-labelledby={chainId} className="mt-2 space-y-2">
+            {ca.data.chain.map((entry) => (
+              <li key={entry.subject} className="rounded-md border border-stone-300 p-2">
+                <span className="font-medium break-words">{commonName(entry.subject)}</span>
+                <span className="block text-sm text-stone-700">
+                  {[
+                    ...(entry.signs_members ? [t('admin.ca.signs_members')] : []),
+                    ...(entry.self_signed ? [t('admin.ca.self_signed')] : []),
+                    t('admin.ca.expires', { date: formatDay(entry.expires_at, i18n.language) }),
+                  ].join(' · ')}
+                </span>
+              </li>
+            ))}
+          </ol>
+        </>
       )}
       {soonest !== undefined && soonest.days <= CA_WARNING_DAYS && (
         <p
