@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { AuditAction } from '@callsign/contract';
 import type { Database, MemberStatus, Role } from '../../db/schema.js';
 import { isPostgres, lockForTransaction, type Executor } from '../../db/transaction.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
@@ -93,7 +94,7 @@ export class PeopleService {
   private audit(
     trx: Transaction<Database>,
     actor: Actor,
-    action: string,
+    action: AuditAction,
     target: string,
   ): Promise<void> {
     return auditChange(trx, actor, action, target, this.now().getTime());
@@ -103,7 +104,7 @@ export class PeopleService {
 async function auditChange(
   trx: Transaction<Database>,
   actor: Actor,
-  action: string,
+  action: AuditAction,
   target: string,
   at: number,
 ): Promise<void> {
