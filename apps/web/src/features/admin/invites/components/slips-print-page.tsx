@@ -33,7 +33,7 @@ function isLanguage(value: string): value is Language {
  * to print and cut, in the language chosen here (the member's, not necessarily the admin's).
  * Outside the app's frame: on paper there is nothing but the sheets.
  */
-export function SlipsPrintPage({ deployment }: { deployment: string }) {
+export function SlipsPrintPage() {
   const { t: tScreen, i18n } = useTranslation(ONBOARDING_NS);
   const { batchId = '' } = useParams();
   const batch = useQuery(batchQueryOptions(batchId, false));
@@ -44,12 +44,14 @@ export function SlipsPrintPage({ deployment }: { deployment: string }) {
   const texts = useQuery({
     queryKey: ['translations', language, ONBOARDING_NS],
     queryFn: async () => {
-      await i18n.reloadResources([language], [ONBOARDING_NS]);
+      await i18n.reloadResources([language], [ONBOARDING_NS, 'dynamic']);
       return true;
     },
     staleTime: Infinity,
   });
   const t = i18n.getFixedT(language, ONBOARDING_NS);
+  // The deployment's one name (its branding), in the slips' language.
+  const deployment = i18n.getFixedT(language, 'dynamic')('deployment_name');
   const unused = batch.data?.slips.filter((slip) => slip.state === 'issued') ?? [];
   const left = (batch.data?.slips.length ?? 0) - unused.length;
 
