@@ -61,5 +61,13 @@ export const INVITE_REFUSAL_DETAIL: Record<InviteRefusal, string> = {
   'used-up': 'Invite code used up',
 };
 
+/**
+ * "Create new code" in the admin area: a code that expires in a week and admits 25 people, unless
+ * the admin chooses otherwise (a reusable code that never expires is a choice, not the default).
+ * The API's create without a body stays the spec's plain reusable code.
+ */
+export const INVITE_DEFAULT_VALID_DAYS = 7;
+export const INVITE_DEFAULT_MAX_USES = 25;
+
 export const ACCEPTANCE_POLL_INTERVAL_MS = 5000;
 export const COPIED_INDICATOR_MS = 2000;

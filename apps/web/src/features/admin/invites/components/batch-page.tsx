@@ -57,10 +57,10 @@ export function BatchPage() {
                 </li>
               ))}
           </ul>
-          <div className="flex flex-col gap-2 sm:flex-row">
+          <div className="flex flex-col gap-2 sm:flex-row sm:justify-between">
             <LinkButton to={paths.admin.batchPrint.href(batchId)}>{t('batch.print')}</LinkButton>
             <Button
-              variant="danger"
+              variant="danger-outline"
               disabled={unused === 0 || voiding.isPending}
               onClick={() => {
                 voiding.reset();

@@ -75,7 +75,10 @@ export function SlipsPrintPage() {
         )}
         {batch.data !== undefined && (
           <p role="status">
-            {tScreen('print.count', { count: unused.length, sheets: sheetsOf(unused).length })}
+            {tScreen('print.count', {
+              count: unused.length,
+              sheets: tScreen('print.sheets', { count: sheetsOf(unused).length }),
+            })}
             {left > 0 && ` ${tScreen('print.left_out', { count: left })}`}
           </p>
         )}
