@@ -41,34 +41,40 @@ function AuditEventRows({ event }: { event: AuditEventAnswer }) {
   return (
     <tbody className="border-t border-stone-200">
       <tr className="align-top">
-        <td className="py-1.5 pr-2 whitespace-nowrap tabular-nums text-stone-700">
+        {/* A phone wraps the day and the time onto two lines; a wider screen keeps one. */}
+        <td className="w-24 py-1.5 pr-2 tabular-nums text-stone-700 sm:w-auto sm:whitespace-nowrap">
           <time dateTime={event.at}>{formatDateTime(event.at, language)}</time>
         </td>
-        <td className="py-1.5 pr-2">
-          <span className="font-semibold text-stone-900" title={visibleText(event.action)}>
-            {actionName(t, event.action)}
-          </span>{' '}
-          <span
-            className={`rounded px-1.5 text-xs font-medium whitespace-nowrap ${failed ? 'bg-red-100 text-red-900' : 'bg-emerald-100 text-emerald-900'}`}
-          >
-            {t(failed ? 'admin.audit.failure' : 'admin.audit.success')}
-          </span>
-        </td>
-        <td className="py-1.5 break-all">
-          <span>{event.actor === null ? t('admin.audit.nobody') : visibleText(event.actor)}</span>
-          {event.target !== null && (
-            <>
-              <span className="text-stone-500" aria-hidden="true">
-                {' → '}
+        {/* What and who on whom flow as one line where it fits, wrapping on a phone. */}
+        <td className="py-1.5">
+          <div className="flex flex-wrap items-baseline gap-x-2">
+            <span className="font-semibold text-stone-900" title={visibleText(event.action)}>
+              {actionName(t, event.action)}
+            </span>
+            <span
+              className={`rounded px-1.5 text-xs font-medium whitespace-nowrap ${failed ? 'bg-red-100 text-red-900' : 'bg-emerald-100 text-emerald-900'}`}
+            >
+              {t(failed ? 'admin.audit.failure' : 'admin.audit.success')}
+            </span>
+            <span className="[overflow-wrap:anywhere] text-stone-800">
+              <span>
+                {event.actor === null ? t('admin.audit.nobody') : visibleText(event.actor)}
               </span>
-              <span className="sr-only"> {t('admin.audit.on')} </span>
-              <span>{visibleText(event.target)}</span>
-            </>
-          )}
+              {event.target !== null && (
+                <>
+                  <span className="text-stone-500" aria-hidden="true">
+                    {' → '}
+                  </span>
+                  <span className="sr-only"> {t('admin.audit.on')} </span>
+                  <span>{visibleText(event.target)}</span>
+                </>
+              )}
+            </span>
+          </div>
         </td>
       </tr>
       <tr>
-        <td colSpan={3} className="pb-2 text-xs break-words text-stone-600">
+        <td colSpan={2} className="pb-2 text-xs break-words text-stone-600">
           <dl className="flex flex-wrap gap-x-3">
             <div className="flex gap-1">
               <dt>{t('admin.audit.address')}:</dt>
@@ -132,11 +138,8 @@ export function AuditPage() {
                 <th scope="col" className="pr-2 pb-1 font-semibold">
                   {t('admin.audit.time')}
                 </th>
-                <th scope="col" className="pr-2 pb-1 font-semibold">
-                  {t('admin.audit.action')}
-                </th>
                 <th scope="col" className="pb-1 font-semibold">
-                  {t('admin.audit.who_target')}
+                  {t('admin.audit.what_who')}
                 </th>
               </tr>
             </thead>
