@@ -215,6 +215,26 @@ export default defineConfig(
     },
   },
   {
+    // One date format in the web app: every date on screen goes through lib/format.ts (the
+    // formatter itself and the key names' day are the only places that build one).
+    files: [`${WEB}/**/*.{ts,tsx}`],
+    ignores: [`${WEB}/lib/format.ts`, `${WEB}/lib/key-names.ts`, `${WEB}/**/*.test.{ts,tsx}`],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['DateTimeFormat'].map((property) => ({
+          object: 'Intl',
+          property,
+          message: 'Dates on screen use formatDate / formatDateTime of lib/format.ts.',
+        })),
+        ...['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString'].map((property) => ({
+          property,
+          message: 'Dates on screen use formatDate / formatDateTime of lib/format.ts.',
+        })),
+      ],
+    },
+  },
+  {
     files: ['**/*.test.ts', '**/*.test.tsx', '**/*.testing.ts', 'apps/server/test/**'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

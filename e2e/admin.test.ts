@@ -135,8 +135,18 @@ describe('the admin area with a real admin key', () => {
     const { page, context } = await adminPage(PHONE, '/app/admin/user-management/code-list');
     const main = page.locator('main');
     await page.getByRole('button', { name: 'Create new code' }).click();
+    const asked = Date.now();
     await page.waitForURL(/\/code-list\/[A-Z0-9]{8}$/);
     const code = page.url().split('/').pop() ?? '';
+    // The safe default: a week and 25 people, not a reusable code that never expires.
+    const made = (
+      (await adminCall('GET', '/api/v1/enrollment/pools')).json() as {
+        pools: { invitecode: string; expires_at: string | null; max_uses: number | null }[];
+      }
+    ).pools.find((pool) => pool.invitecode === code);
+    expect(made?.max_uses).toBe(25);
+    const lasts = Date.parse(made?.expires_at ?? '') - asked;
+    expect(Math.abs(lasts - 7 * 86_400_000)).toBeLessThan(5 * 60_000);
     const link = `${service.origin}/login?code=${code}`;
     await expect.poll(() => main.innerText()).toContain(link);
     expect(
@@ -170,7 +180,10 @@ describe('the admin area with a real admin key', () => {
     await expect.poll(() => row.innerText()).toContain('deactivated');
     expect((await pools()).find((pool) => pool.invitecode === code)?.active).toBe(false);
     const refused = await call(service, 'GET', `/api/v1/enrollment/invitecode?invitecode=${code}`);
-    expect(refused.json()).toEqual({ invitecode_is_active: false });
+    expect(refused.json()).toEqual({
+      invitecode_is_active: false,
+      invitecode_state: 'deactivated',
+    });
 
     await choose('Activate', 'Activate');
     await expect.poll(() => row.innerText()).not.toContain('deactivated');

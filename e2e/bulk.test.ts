@@ -201,4 +201,66 @@ describe('bulk slips in the browser', () => {
       await context.close();
     }
   });
+
+  it('safe defaults on screen: the code list, the options form, skipping rows, the void button', async () => {
+    for (const [device, options] of [
+      ['phone', PHONE],
+      ['laptop', DESKTOP],
+    ] as const) {
+      for (const language of ['en', 'fi'] as const) {
+        const context = await keyed.browser.newContext(options);
+        await context.addInitScript((lng: string) => {
+          localStorage.setItem('i18nextLng', lng);
+        }, language);
+        const page = await context.newPage();
+        const main = page.locator('main');
+        await page.goto(`${service.mtlsOrigin}/app/admin/user-management/code-list`, {
+          waitUntil: 'networkidle',
+        });
+        await main
+          .getByText(language === 'en' ? /works for 7 days/ : /voimassa 7 päivää/)
+          .waitFor();
+        await keepScreenshot(page, `safe-defaults-code-list-${device}-${language}`);
+        await main
+          .getByRole('button', {
+            name: language === 'en' ? 'Create with options' : 'Luo asetuksin',
+          })
+          .click();
+        const dialog = page.getByRole('dialog');
+        expect(await dialog.getByRole('spinbutton').inputValue()).toBe('25');
+        await keepScreenshot(page, `safe-defaults-options-${device}-${language}`);
+        await page.keyboard.press('Escape');
+
+        await page.goto(`${service.mtlsOrigin}/app/admin/user-management/bulk`, {
+          waitUntil: 'networkidle',
+        });
+        await main.getByRole('textbox').first().fill('Fresh1\nbad-name\nRecruit1\nFresh2');
+        const skip = main.getByRole('checkbox');
+        await skip.waitFor();
+        const create = main.getByRole('button', {
+          name: language === 'en' ? 'Create 2 slips' : 'Luo 2 lappua',
+        });
+        expect(await create.isDisabled()).toBe(true);
+        await skip.check();
+        expect(await create.isDisabled()).toBe(false);
+        await keepScreenshot(page, `safe-defaults-bulk-skip-${device}-${language}`);
+
+        await page.goto(`${service.mtlsOrigin}/app/admin/user-management/bulk/${batchId}`, {
+          waitUntil: 'networkidle',
+        });
+        const voidButton = main.getByRole('button', {
+          name: language === 'en' ? 'Void unused slips' : 'Mitätöi käyttämättömät laput',
+        });
+        // Red words on white, not a solid red block beside Print.
+        const colours = await voidButton.evaluate((node) => {
+          const style = getComputedStyle(node);
+          return { background: style.backgroundColor, color: style.color };
+        });
+        expect(colours.background).toBe('rgb(255, 255, 255)');
+        expect(colours.color).not.toBe('rgb(255, 255, 255)');
+        await keepScreenshot(page, `safe-defaults-batch-${device}-${language}`);
+        await context.close();
+      }
+    }
+  });
 });

@@ -157,6 +157,45 @@ describe('offline, after one visit', () => {
     await context.close();
   });
 
+  it('a keyed page says "you are offline" and leads to the guides, never the sign-in form', async () => {
+    for (const [device, options] of [
+      ['phone', PHONE],
+      ['laptop', DESKTOP],
+    ] as const) {
+      for (const [language, title, quickstart] of [
+        ['en', 'You are offline', 'Quickstart'],
+        ['fi', 'Ei yhteyttä', 'Pika-aloitus'],
+      ] as const) {
+        const { page, context } = await openOnce(service.mtlsOrigin, '/app/admin/', options);
+        await page.evaluate((lng) => {
+          localStorage.setItem('i18nextLng', lng);
+        }, language);
+        // Once online in that language, as its reader would have (its branding texts kept).
+        await page.reload({ waitUntil: 'networkidle' });
+        await context.setOffline(true);
+        for (const url of ['/app/admin/', '/app/keys', '/']) {
+          await page.goto(`${service.mtlsOrigin}${url}`, { waitUntil: 'load' });
+          await expect.poll(() => page.locator('main h1').innerText()).toBe(title);
+          expect(new URL(page.url()).pathname).toBe(url);
+          expect(await page.getByLabel(/One-time code|Kertakäyttökoodi/).count()).toBe(0);
+        }
+        await keepScreenshot(page, `offline-keyed-page-${device}-${language}`);
+        // The guides the page offers open offline.
+        await page.locator('main').getByRole('link', { name: quickstart }).click();
+        await page.waitForURL(`**${TAK}/quickstart`);
+        await expect.poll(() => page.locator('main h1').innerText()).not.toBe(title);
+        // Back online, the keyed page comes back by itself.
+        await page.goto(`${service.mtlsOrigin}/app/admin/`, { waitUntil: 'load' });
+        await expect.poll(() => page.locator('main h1').innerText()).toBe(title);
+        await context.setOffline(false);
+        await expect
+          .poll(() => page.locator('main h1').innerText(), { timeout: 45_000 })
+          .not.toBe(title);
+        await context.close();
+      }
+    }
+  });
+
   it('the login page says it is offline, in English and Finnish', async () => {
     const { page, context } = await openOnce(service.origin, '/login', PHONE);
     await context.setOffline(true);

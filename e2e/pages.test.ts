@@ -44,7 +44,8 @@ describe.each([
       }
     });
     await page.goto(`${service.origin}/login`, { waitUntil: 'networkidle' });
-    await expect.poll(() => page.locator('header').innerText()).toContain('portal');
+    // One brand: the deployment's name from its branding, as on the login page itself.
+    await expect.poll(() => page.locator('header').innerText()).toBe('Callsign Portal');
     await keepScreenshot(page, `login-${name}`);
     // A dialog locks scrolling with a <style> element: the page's nonce must let it in.
     await page.getByRole('button', { name: 'Privacy policy' }).click();
@@ -61,11 +62,12 @@ describe.each([
   });
 });
 
-it('sends a visitor without a key from the mTLS face to the mtls_fail explanation', async () => {
+it('sends a visitor without a key from the mTLS face to the explanation of that case', async () => {
   const context = await browser.newContext({ ...PHONE, ignoreHTTPSErrors: true });
   const page = await context.newPage();
   await page.goto(`${service.mtlsOrigin}/app/admin/`, { waitUntil: 'networkidle' });
-  expect(page.url()).toBe(`${service.origin}/error?code=mtls_fail`);
+  expect(page.url()).toBe(`${service.origin}/error?code=mtls_fail&reason=no_key`);
+  await expect.poll(() => page.locator('main h1').innerText()).toBe('No key on this device');
   await keepScreenshot(page, 'error-mtls-fail-phone');
   await context.close();
 });

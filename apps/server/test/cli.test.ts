@@ -1,3 +1,4 @@
+import type { AuditAction } from '@callsign/contract';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -145,7 +146,8 @@ describe('revoke', () => {
           purpose: 'browser',
           key: { generate: portal.certificates.memberKeyAlgorithm },
           actor: { callsign: 'test', clientAddress: null },
-          audit: { action: 'test.issue-key' },
+          // A test's own action, outside the portal's list (AUDIT_ACTION_GROUPS).
+          audit: { action: 'test.issue-key' as AuditAction },
         });
       const a = await issue();
       const b = await issue();

@@ -207,7 +207,9 @@ describe.each(testEngines())('on $name', (engine) => {
         '%{http_code} %{redirect_url}',
         `${portal.origin('mtls')}/app/admin/`,
       ]);
-      expect(redirect.stdout).toBe(`302 ${portal.origin('public')}/error?code=mtls_fail`);
+      expect(redirect.stdout).toBe(
+        `302 ${portal.origin('public')}/error?code=mtls_fail&reason=no_key`,
+      );
     });
 
     it('answers the health check and the CA endpoints without a certificate', async () => {

@@ -1,4 +1,5 @@
 export * from './limits.js';
+export * from './audit-actions.js';
 export * from './rules.js';
 export * from './health.js';
 export * from './errors.js';

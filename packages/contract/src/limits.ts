@@ -48,5 +48,26 @@ export const RESERVED_CALLSIGNS = [
 export const RESERVED_CALLSIGN_DETAIL =
   'This callsign is reserved for the TAK Server or the portal itself; choose another one';
 
+/**
+ * Why an invite code that exists admits nobody: the invite check's `invitecode_state` and the
+ * 400 detail of enroll (`INVITE_REFUSAL_DETAIL`). Here for the same reason as above: the login
+ * route tells the cases apart.
+ */
+export const INVITE_REFUSALS = ['deactivated', 'expired', 'used-up'] as const;
+export type InviteRefusal = (typeof INVITE_REFUSALS)[number];
+export const INVITE_REFUSAL_DETAIL: Record<InviteRefusal, string> = {
+  deactivated: 'Invite code deactivated',
+  expired: 'Invite code expired',
+  'used-up': 'Invite code used up',
+};
+
+/**
+ * "Create new code" in the admin area: a code that expires in a week and admits 25 people, unless
+ * the admin chooses otherwise (a reusable code that never expires is a choice, not the default).
+ * The API's create without a body stays the spec's plain reusable code.
+ */
+export const INVITE_DEFAULT_VALID_DAYS = 7;
+export const INVITE_DEFAULT_MAX_USES = 25;
+
 export const ACCEPTANCE_POLL_INTERVAL_MS = 5000;
 export const COPIED_INDICATOR_MS = 2000;

@@ -1,6 +1,25 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError } from '../errors.js';
+import type { ClientCertificateResult } from '../tls/client-certificate.js';
 import type { RequestFaces } from '../tls/request-faces.js';
+
+/**
+ * Why a page request was sent away, as the error page's `reason` (beside the spec's
+ * `code=mtls_fail`): no key offered at all, a key this portal revoked, one past its end, or one
+ * refused for any other reason (another CA's, not issued here, not yet valid).
+ */
+export type MtlsFailReason = 'no_key' | 'revoked' | 'expired' | 'refused';
+
+/** OpenSSL's words (the built-in TLS face) and the record check's (both faces) for a reason. */
+export function mtlsFailReason(
+  result: Exclude<ClientCertificateResult, { status: 'verified' }>,
+): MtlsFailReason {
+  if (result.status === 'absent') return 'no_key';
+  const reason = result.reason.toLowerCase();
+  if (reason === 'revoked' || reason.includes('cert_revoked')) return 'revoked';
+  if (/^expired$|cert_has_expired|certificate has expired/.test(reason)) return 'expired';
+  return 'refused';
+}
 
 /**
  * Answer on both faces without any identity (docs/api.md): API routes that declare
@@ -18,6 +37,7 @@ function isUngated(request: FastifyRequest, pathname: string): boolean {
 export function registerMtlsGate(
   app: FastifyInstance,
   faces: RequestFaces,
+  /** `https://{host}/error?code=mtls_fail`; the reason is added as `&reason=`. */
   mtlsFailUrl: string,
 ): void {
   app.decorateRequest('face', 'public');
@@ -41,6 +61,6 @@ export function registerMtlsGate(
     if (pathname.startsWith('/api/')) {
       throw new ForbiddenError('A valid client certificate from this portal is required');
     }
-    return reply.redirect(mtlsFailUrl, 302);
+    return reply.redirect(`${mtlsFailUrl}&reason=${mtlsFailReason(result)}`, 302);
   });
 }

@@ -200,7 +200,10 @@ describe.each(testEngines())('onboarding on $name', (engine) => {
         ownerCallsign: 'Boss1',
         expiresAt: Date.now() - HOUR,
       });
-      expect(await inviteCheck(code)).toEqual({ invitecode_is_active: false });
+      expect(await inviteCheck(code)).toEqual({
+        invitecode_is_active: false,
+        invitecode_state: 'expired',
+      });
       const before = await snapshotTables(db(), { except: ['audit_events'] });
       const refused = await enroll('Late1', code);
       expect(refused.status).toBe(400);
@@ -227,7 +230,10 @@ describe.each(testEngines())('onboarding on $name', (engine) => {
         .where('invite_code', '=', code)
         .execute();
       expect(members).toHaveLength(5);
-      expect(await inviteCheck(code)).toMatchObject({ invitecode_is_active: false });
+      expect(await inviteCheck(code)).toEqual({
+        invitecode_is_active: false,
+        invitecode_state: 'used-up',
+      });
     });
 
     it('auto-approve: the enrollee is a member at once, with the preset, and fetches a key', async () => {

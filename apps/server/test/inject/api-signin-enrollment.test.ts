@@ -377,20 +377,22 @@ describe.each(testEngines())('sign-in and enrollment on $name', (engine) => {
         .where('code', '=', usedUp)
         .execute();
 
-      for (const [code, active] of [
-        [usable, true],
-        [usable.toLowerCase(), true],
-        [unlimited, true],
-        [generateCode(8), false],
-        [deleted, false],
-        [deactivated, false],
-        [expired, false],
-        [usedUp, false],
+      // A code that exists but admits nobody says why; an unknown or deleted one says nothing.
+      for (const [code, active, state] of [
+        [usable, true, undefined],
+        [usable.toLowerCase(), true, undefined],
+        [unlimited, true, undefined],
+        [generateCode(8), false, undefined],
+        [deleted, false, undefined],
+        [deactivated, false, 'deactivated'],
+        [expired, false, 'expired'],
+        [usedUp, false, 'used-up'],
       ] as const) {
         const response = await checkInvite(code);
         expect(response.status).toBe(200);
         expect(checkInviteCodeResponseSchema.parse(response.json())).toEqual({
           invitecode_is_active: active,
+          ...(state === undefined ? {} : { invitecode_state: state }),
         });
       }
     });

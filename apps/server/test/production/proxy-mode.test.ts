@@ -239,7 +239,9 @@ describe.skipIf(postgres === undefined)('behind nginx, two instances on PostgreS
     expect(api.status).toBe(403);
     const page = await deployment.curl('mtls', '/', ['--dump-header', '-']);
     expect(page.status).toBe(302);
-    expect(page.body).toContain(`https://${HOST}:${deployment.nginx.port}/error?code=mtls_fail`);
+    expect(page.body).toContain(
+      `https://${HOST}:${deployment.nginx.port}/error?code=mtls_fail&reason=no_key`,
+    );
     const chain = await deployment.curl('mtls', '/ca/ca.pem');
     expect(chain.status).toBe(200);
     expect(chain.body).toContain('-----BEGIN CERTIFICATE-----');
@@ -269,7 +271,7 @@ describe.skipIf(postgres === undefined)('behind nginx, two instances on PostgreS
     const page = await deployment.curl('mtls', '/', [...key, '--dump-header', '-']);
     expect(page.status).toBe(302);
     expect(page.body.toLowerCase()).toContain(
-      `location: https://${HOST}:${deployment.nginx.port}/error?code=mtls_fail`,
+      `location: https://${HOST}:${deployment.nginx.port}/error?code=mtls_fail&reason=refused`,
     );
   });
 
@@ -302,7 +304,7 @@ describe.skipIf(postgres === undefined)('behind nginx, two instances on PostgreS
       headers: forwardedCertificate(adminPem),
     });
     expect(page.status).toBe(302);
-    expect(page.headers.location).toBe(`https://${HOST}/error?code=mtls_fail`);
+    expect(page.headers.location).toBe(`https://${HOST}/error?code=mtls_fail&reason=no_key`);
     // From the proxy's address without its verification: ignored.
     const { 'x-ssl-client-cert': certOnly } = forwardedCertificate(adminPem);
     expect((await ask(PROXY_ADDRESS, { 'x-ssl-client-cert': certOnly })).status).toBe(403);

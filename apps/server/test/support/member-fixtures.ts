@@ -1,3 +1,4 @@
+import type { AuditAction } from '@callsign/contract';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { hashCode } from '../../src/modules/auth/codes.js';
@@ -36,7 +37,8 @@ export function memberFixtures(portal: Portal, workDir: string): MemberFixtures 
         callsign,
         purpose: 'browser',
         actor: { callsign: 'test', clientAddress: null },
-        audit: { action: 'test.issue-key' },
+        // A test's own action, outside the portal's list (AUDIT_ACTION_GROUPS).
+        audit: { action: 'test.issue-key' as AuditAction },
       },
       'legacy',
     );

@@ -69,12 +69,15 @@ export function AppRoutes() {
           <Route path={paths.admin.userManagement.path} element={<MemberListRoute />} />
           <Route path={paths.admin.codeList.path} element={<CodeListPage />} />
           <Route path={paths.admin.inviteCode.path} element={<InviteQrPage />} />
-          <Route path={paths.admin.approval.path} element={<ApprovalPage />} />
           <Route path={paths.admin.bulk.path} element={<BulkPage />} />
           <Route path={paths.admin.batch.path} element={<BatchPage />} />
           <Route path={paths.admin.expiringKeys.path} element={<ExpiringKeysPage />} />
           <Route path={paths.admin.audit.path} element={<AuditPage />} />
           <Route path={below(paths.admin.home.path)} element={<NotFoundPage />} />
+        </Route>
+        {/* Its link is sent around: opened without a key, the error page leads to it with one. */}
+        <Route element={<RouteGuard requirement={R.adminApproval} />}>
+          <Route path={paths.admin.approval.path} element={<ApprovalPage />} />
         </Route>
         <Route element={<RouteGuard requirement={R.users} />}>
           <Route path={below(paths.users.home.path)} element={<MemberRoute />} />

@@ -66,11 +66,8 @@ function Notices() {
 const linkButton =
   'min-h-11 rounded px-1 text-sm text-emerald-900 underline underline-offset-4 hover:text-emerald-700 focus-visible:outline-3 focus-visible:outline-amber-500';
 
-/**
- * Footer of the public face: notices, the privacy policy dialog, the language menu, and "Sign out
- * on this device" when `onSignOut` is given (a session is stored in this browser).
- */
-export function PublicFooter({ onSignOut }: { onSignOut?: (() => void) | undefined }) {
+/** Footer of the public face: notices, the privacy policy dialog, the language menu. */
+export function PublicFooter() {
   const { t } = useTranslation();
   const [privacyOpen, setPrivacyOpen] = useState(false);
   return (
@@ -87,11 +84,6 @@ export function PublicFooter({ onSignOut }: { onSignOut?: (() => void) | undefin
           >
             {t('footer.privacy')}
           </button>
-          {onSignOut !== undefined && (
-            <button type="button" className={linkButton} onClick={onSignOut}>
-              {t('footer.sign_out')}
-            </button>
-          )}
           <Menu />
         </div>
       </div>

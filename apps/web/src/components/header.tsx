@@ -7,8 +7,27 @@ export interface BackLink {
   label: string;
 }
 
-/** Header bar: logo, the deployment's title ('Loading...' until known), optional back link. */
-export function Header({ title, back }: { title: string; back?: BackLink | undefined }) {
+export interface SignOutButton {
+  /** What the button shows (short, for a phone's header). */
+  label: string;
+  /** Its accessible name, which starts with the label ("Sign out on this device"). */
+  name: string;
+  onClick: () => void;
+}
+
+/**
+ * Header bar: logo, the deployment's title, optional back link, and "Sign out" when there is a
+ * session to end (on every page of both faces, at the top where people look for it).
+ */
+export function Header({
+  title,
+  back,
+  signOut,
+}: {
+  title: string;
+  back?: BackLink | undefined;
+  signOut?: SignOutButton | undefined;
+}) {
   return (
     <header className="bg-emerald-950 text-emerald-50">
       <div className="mx-auto flex max-w-3xl items-center gap-3 px-4 py-3">
@@ -26,6 +45,16 @@ export function Header({ title, back }: { title: string; back?: BackLink | undef
           >
             {back.label}
           </Link>
+        )}
+        {signOut !== undefined && (
+          <button
+            type="button"
+            aria-label={signOut.name}
+            onClick={signOut.onClick}
+            className={`${back === undefined ? 'ml-auto' : ''} min-h-11 shrink-0 rounded border border-emerald-200/60 px-3 text-sm font-medium hover:bg-emerald-900 hover:text-white focus-visible:outline-2 focus-visible:outline-amber-400`}
+          >
+            {signOut.label}
+          </button>
         )}
       </div>
     </header>

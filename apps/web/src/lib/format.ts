@@ -1,13 +1,29 @@
-/** Dates and durations in the reader's language (the app's, not the browser's). */
+import { dateLocale } from './key-names';
 
-export function formatDateTime(iso: string, language: string | undefined): string {
-  return new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'medium' }).format(
-    new Date(iso),
+/**
+ * Dates and durations in the reader's language (the app's, not the browser's): the one date
+ * format of the app. A day reads "25 Nov 2026" (Finnish "25.11.2026"), a moment "25 Nov 2026,
+ * 17:30" ("25.11.2026 klo 17.30"), in the device's time zone; English is British English, as
+ * everywhere in the app. Lint refuses `Intl.DateTimeFormat` and `toLocale…String` elsewhere.
+ */
+
+type When = string | number | Date;
+
+function formatter(language: string | undefined, options: Intl.DateTimeFormatOptions) {
+  return new Intl.DateTimeFormat(
+    language === undefined ? undefined : dateLocale(language),
+    options,
   );
 }
 
-export function formatDate(iso: string, language: string | undefined): string {
-  return new Intl.DateTimeFormat(language, { dateStyle: 'medium' }).format(new Date(iso));
+/** A moment: the day and the time of day (hours and minutes). */
+export function formatDateTime(when: When, language: string | undefined): string {
+  return formatter(language, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(when));
+}
+
+/** A day. */
+export function formatDate(when: When, language: string | undefined): string {
+  return formatter(language, { dateStyle: 'medium' }).format(new Date(when));
 }
 
 const UNITS: readonly [unit: 'day' | 'hour' | 'minute', seconds: number][] = [

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INVITE_REFUSALS } from '../limits.js';
 import {
   approvalCodeField,
   callsignField,
@@ -14,6 +15,11 @@ export const checkInviteCodeResponseSchema = z.object({
   invitecode_is_active: z.boolean(),
   /** Only for a usable bulk slip: the callsign it is for, the only one it enrolls. */
   reserved_callsign: z.string().optional(),
+  /**
+   * Only for a code that exists but admits nobody now: why (deactivated, expired or used up), so
+   * the person is told what happened instead of "the code is wrong". Unknown codes say nothing.
+   */
+  invitecode_state: z.enum(INVITE_REFUSALS).optional(),
 });
 
 /** POST enrollment/invitecode/enroll */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import {
   AUDIT_PAGE_DEFAULT,
+  type AuditAction,
   type AuditFilter as FilterQuery,
   type AuditListQuery,
 } from '@callsign/contract';
@@ -19,12 +20,15 @@ import {
 
 export type { NewAuditEvent };
 
+/** An event of the portal: its action one of the contract's `AUDIT_ACTION_GROUPS`. */
+export type PortalAuditEvent = NewAuditEvent & { action: AuditAction };
+
 /**
  * Appends to the audit log, as every other module does. A state change passes its own
  * transaction, so its event commits or rolls back with it; a refusal that changed nothing
  * appends on its own. `detail` never holds a code, token or key. Returns the event's id.
  */
-export function appendAuditEvent(executor: Executor, event: NewAuditEvent): Promise<string> {
+export function appendAuditEvent(executor: Executor, event: PortalAuditEvent): Promise<string> {
   return insertAuditEvent(executor, event);
 }
 

@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { AuditAction } from '@callsign/contract';
 import type { Kysely, Transaction } from 'kysely';
 import type {
   CertificateAuthority,
@@ -63,7 +64,7 @@ export interface MemberIssueRequest<K extends KeySource = KeySource> {
    */
   actor: Actor;
   /** The audit entry's action and what it records besides the serial. Never key material. */
-  audit: { action: string; detail?: Record<string, unknown> };
+  audit: { action: AuditAction; detail?: Record<string, unknown> };
   /** The enrolling device's own id (a TAK client's), recorded with the certificate. */
   clientUid?: string;
   /**

@@ -38,10 +38,13 @@ export function registerEnrollmentRoutes(fastify: FastifyInstance, context: Rout
     },
     async (request) => {
       const invite = await service.checkInviteCode(request.query.invitecode);
-      // A plain code answers exactly as the spec's client knows it; only a usable slip says more.
-      return invite.reservedCallsign === null
-        ? { invitecode_is_active: invite.active }
-        : { invitecode_is_active: invite.active, reserved_callsign: invite.reservedCallsign };
+      // A plain code answers exactly as the spec's client knows it; only a usable slip, and a
+      // code that exists but admits nobody now (why), say more.
+      return {
+        invitecode_is_active: invite.active,
+        ...(invite.reservedCallsign === null ? {} : { reserved_callsign: invite.reservedCallsign }),
+        ...(invite.refusal === null ? {} : { invitecode_state: invite.refusal }),
+      };
     },
   );
 

@@ -20,7 +20,7 @@ import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import type { TokenService } from '../auth/token-service.js';
-import { inviteCheck, useInviteCode } from '../invites/service.js';
+import { inviteCheck, useInviteCode, type InviteCheck } from '../invites/service.js';
 import { lockReservations, refuseReservedCallsign } from '../invites/reservations.js';
 import { presetOf } from '../presets/preset.js';
 import { refuseReservedName } from '../people/reserved-callsigns.js';
@@ -96,9 +96,7 @@ export class EnrollmentService {
    * The invite check: active only for a code that admits people now, with the callsign it is
    * for when it is a bulk slip (the only one it enrolls).
    */
-  async checkInviteCode(
-    code: string,
-  ): Promise<{ active: boolean; reservedCallsign: string | null }> {
+  async checkInviteCode(code: string): Promise<InviteCheck> {
     const { db, now } = this.options;
     return inviteCheck(db, code, now().getTime());
   }

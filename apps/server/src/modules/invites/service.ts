@@ -1,5 +1,10 @@
 import type { Kysely } from 'kysely';
-import { CODE_LENGTH } from '@callsign/contract';
+import {
+  CODE_LENGTH,
+  INVITE_REFUSAL_DETAIL,
+  type AuditAction,
+  type InviteRefusal,
+} from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { BadRequestError, ConflictError, countsAsFailure, NotFoundError } from '../../errors.js';
@@ -173,10 +178,22 @@ export async function inviteCheck(
   executor: Executor,
   code: string,
   at: number,
-): Promise<{ active: boolean; reservedCallsign: string | null }> {
+): Promise<InviteCheck> {
   const invite = await findInviteCode(executor, code);
-  const active = invite !== undefined && inviteCodeState(invite, at) === 'usable';
-  return { active, reservedCallsign: active ? invite.reservedCallsign : null };
+  const state = invite === undefined ? 'deleted' : inviteCodeState(invite, at);
+  const active = state === 'usable';
+  return {
+    active,
+    reservedCallsign: active ? (invite?.reservedCallsign ?? null) : null,
+    refusal: state === 'usable' || state === 'deleted' ? null : state,
+  };
+}
+
+/** The invite check's outcome; `refusal` says why a code that exists admits nobody now. */
+export interface InviteCheck {
+  active: boolean;
+  reservedCallsign: string | null;
+  refusal: InviteRefusal | null;
 }
 
 /**
@@ -198,9 +215,8 @@ export async function useInviteCode(
       throw countsAsFailure(new NotFoundError('Unknown invite code'));
     case 'deactivated':
     case 'expired':
-      throw countsAsFailure(new BadRequestError(`Invite code ${state}`));
     case 'used-up':
-      throw countsAsFailure(new BadRequestError('Invite code used up'));
+      throw countsAsFailure(new BadRequestError(INVITE_REFUSAL_DETAIL[state]));
     case 'usable':
       // Changed under us between the two statements; refuse rather than guess.
       throw countsAsFailure(new BadRequestError('Invite code not usable'));
@@ -210,7 +226,7 @@ export async function useInviteCode(
 async function audit(
   executor: Executor,
   actor: Actor,
-  action: string,
+  action: AuditAction,
   code: string,
   at: number,
   detail?: unknown,

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { AuditAction } from '@callsign/contract';
 import type { Database, MemberStatus, Role } from '../../db/schema.js';
 import { isPostgres, lockForTransaction, type Executor } from '../../db/transaction.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
@@ -94,7 +95,7 @@ export class PeopleService {
   private audit(
     trx: Transaction<Database>,
     actor: Actor,
-    action: string,
+    action: AuditAction,
     target: string,
   ): Promise<void> {
     return auditChange(trx, actor, action, target, this.now().getTime());
@@ -104,7 +105,7 @@ export class PeopleService {
 async function auditChange(
   trx: Transaction<Database>,
   actor: Actor,
-  action: string,
+  action: AuditAction,
   target: string,
   at: number,
 ): Promise<void> {

@@ -63,13 +63,17 @@ const states = {
 } satisfies Record<string, GuardAuthState>;
 
 type StateName = keyof typeof states;
-type Expected = 'render' | 'loading' | `->${string}`;
+type Expected = 'render' | 'loading' | 'offline' | `->${string}`;
 
 function decision(expected: Expected): RouteDecision {
   if (expected === 'render') return { kind: 'render' };
   if (expected === 'loading') return { kind: 'loading' };
+  if (expected === 'offline') return { kind: 'offline' };
   return { kind: 'redirect', to: expected.slice(2) };
 }
+
+/** Where an approval link opened without a key goes (the table asks with no page given). */
+const APPROVAL_ELSEWHERE = '/error?code=approval_link&next=';
 
 /** One row per route of the route table; one column per sign-in state. */
 const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expected>][] = [
@@ -87,7 +91,7 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
       mtlsUser: '->/app/users/ALPHA1',
       mtlsAdmin: '->/app/admin',
       mtlsInvalid: '->/login',
-      offline: '->/login',
+      offline: 'offline',
     },
   ],
   [
@@ -138,7 +142,7 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
       mtlsUser: '->/',
       mtlsAdmin: '->/',
       mtlsInvalid: '->/',
-      offline: '->/',
+      offline: 'offline',
     },
   ],
   [
@@ -172,7 +176,24 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
       mtlsUser: '->/',
       mtlsAdmin: 'render',
       mtlsInvalid: '->/login/callsign',
-      offline: '->/login/callsign',
+      offline: 'offline',
+    },
+  ],
+  [
+    'adminApproval',
+    '/app/admin/user-management/approval',
+    {
+      loading: 'loading',
+      anonymous: `->${APPROVAL_ELSEWHERE}`,
+      anonymousOtp: `->${APPROVAL_ELSEWHERE}`,
+      jwtPending: `->${APPROVAL_ELSEWHERE}`,
+      jwtNoCallsign: `->${APPROVAL_ELSEWHERE}`,
+      jwtUser: `->${APPROVAL_ELSEWHERE}`,
+      jwtAdmin: `->${APPROVAL_ELSEWHERE}`,
+      mtlsUser: '->/',
+      mtlsAdmin: 'render',
+      mtlsInvalid: '->/login/callsign',
+      offline: 'offline',
     },
   ],
   [
@@ -189,7 +210,7 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
       mtlsUser: 'render',
       mtlsAdmin: '->/',
       mtlsInvalid: '->/login/callsign',
-      offline: '->/login/callsign',
+      offline: 'offline',
     },
   ],
   [
@@ -223,7 +244,7 @@ const table: [keyof typeof ROUTE_REQUIREMENTS, string, Record<StateName, Expecte
       mtlsUser: 'render',
       mtlsAdmin: 'render',
       mtlsInvalid: '->/login/callsign',
-      offline: '->/login/callsign',
+      offline: 'offline',
     },
   ],
   [
@@ -265,6 +286,16 @@ describe('resolveRoute: the route table', () => {
 });
 
 describe('resolveRoute: the redirect rules', () => {
+  it('an approval link opened without a key: the error page that leads to it with the key', () => {
+    const here = '/app/admin/user-management/approval?callsign=Ranger7&approvalcode=ABCD2345';
+    const decided = resolveRoute(anonymous, ROUTE_REQUIREMENTS.adminApproval, here);
+    expect(decided.kind).toBe('redirect');
+    const to = new URL(decided.kind === 'redirect' ? decided.to : '', 'https://portal.example');
+    expect(to.pathname).toBe('/error');
+    expect(to.searchParams.get('code')).toBe('approval_link');
+    expect(to.searchParams.get('next')).toBe(here);
+  });
+
   it('/ and /login: an mtls user without a callsign is not sent to a user page', () => {
     const state: GuardAuthState = { ...states.mtlsUser, callsign: null };
     expect(resolveRoute(state, ROUTE_REQUIREMENTS.home)).toEqual(decision('->/login'));

@@ -34,10 +34,20 @@ export interface RouteRequirement {
    * the page holds only what ships in the app itself, which its guard cannot check offline.
    */
   readableOffline?: boolean;
+  /**
+   * A page that opens only with a key, reached by a link people send (the approval link): opened
+   * without one (on the public face), the error page of this code says so and offers the page on
+   * the mTLS face (`next`), instead of the sign-in form.
+   */
+  withoutKey?: 'approval_link';
 }
 
 export type RouteDecision =
-  { kind: 'loading' } | { kind: 'render' } | { kind: 'redirect'; to: string };
+  | { kind: 'loading' }
+  | { kind: 'render' }
+  | { kind: 'redirect'; to: string }
+  /** The server cannot be reached and the page needs it: say so, with the way to the guides. */
+  | { kind: 'offline' };
 
 export const DEFAULT_ALLOWED_USER_TYPES: readonly (UserType | null)[] = ['admin', 'user', null];
 
@@ -49,6 +59,12 @@ export const ROUTE_REQUIREMENTS = {
   loginEnrollment: { authType: 'jwt' },
   loginCreateMtls: { authType: 'jwt', validUser: true, readableOffline: true },
   admin: { validUser: true, authType: 'mtls', allowedUserTypes: ['admin'] },
+  adminApproval: {
+    validUser: true,
+    authType: 'mtls',
+    allowedUserTypes: ['admin'],
+    withoutKey: 'approval_link',
+  },
   users: { validUser: true, authType: 'mtls', allowedUserTypes: ['user'] },
   tak: {
     validUser: true,
@@ -61,6 +77,11 @@ export const ROUTE_REQUIREMENTS = {
 } as const satisfies Record<string, RouteRequirement>;
 
 const render: RouteDecision = { kind: 'render' };
+
+/** A page only someone known to the server may see. */
+function needsIdentity(requirement: RouteRequirement): boolean {
+  return requirement.validUser === true || requirement.authType !== undefined;
+}
 const redirect = (to: string): RouteDecision => ({ kind: 'redirect', to });
 
 /** Where `/` and `/login` send someone who is signed in; null when nobody is. */
@@ -78,9 +99,27 @@ export function signedInTarget(auth: GuardAuthState): string | null {
   return null;
 }
 
-export function resolveRoute(auth: GuardAuthState, requirement: RouteRequirement): RouteDecision {
+/**
+ * `here` is the page asked for (path and query), for the way back to it (`withoutKey`).
+ */
+export function resolveRoute(
+  auth: GuardAuthState,
+  requirement: RouteRequirement,
+  here = '',
+): RouteDecision {
   if (auth.isLoading) return { kind: 'loading' };
-  if (requirement.readableOffline === true && auth.unreachable) return render;
+  if (auth.unreachable) {
+    if (requirement.readableOffline === true) return render;
+    // Who this is cannot be known offline: a page that needs it (or `/`, which sends on to one)
+    // says the portal cannot be reached, rather than falling back to the sign-in form.
+    if (requirement.signInRedirect === 'home' || needsIdentity(requirement))
+      return { kind: 'offline' };
+  }
+
+  if (requirement.withoutKey !== undefined && auth.authType !== 'mtls') {
+    const query = new URLSearchParams({ code: requirement.withoutKey, next: here });
+    return redirect(`${paths.error.path}?${query.toString()}`);
+  }
 
   if (requirement.signInRedirect !== undefined) {
     const target = signedInTarget(auth);

@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { Route, Routes } from 'react-router';
@@ -65,6 +65,18 @@ describe('signing out on a shared device', () => {
     expect(
       await screen.findByRole('button', { name: 'Kirjaudu ulos tältä laitteelta' }),
     ).toBeInTheDocument();
+  });
+
+  it('sits in the header, beside the deployment’s one name (its branding, not the host’s label)', async () => {
+    storeSession();
+    renderPublicFace();
+    const header = await screen.findByRole('banner');
+    const button = await within(header).findByRole('button', { name: 'Sign out on this device' });
+    expect(button).toHaveTextContent(/^Sign out$/);
+    expect(header).toHaveTextContent('Callsign Portal');
+    // The health check's `deployment` (the host's first label by default) is not the brand.
+    expect(header).not.toHaveTextContent('Field');
+    expect(screen.getAllByRole('button', { name: /sign out/i })).toHaveLength(1);
   });
 
   it('is not offered when no token is stored', async () => {

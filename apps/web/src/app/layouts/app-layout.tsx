@@ -1,4 +1,3 @@
-import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router';
@@ -8,7 +7,6 @@ import { LoadingScreen } from '../../components/loading-screen';
 import { OfflineNotice } from '../../components/offline-notice';
 import { useSignOut } from '../../features/auth/api/sign-out';
 import { useAuth } from '../../features/auth/components/auth-provider';
-import { healthQueryOptions } from '../../features/health/api/health';
 import { isMtlsOrigin } from '../../lib/hosts';
 import { paths } from '../../lib/paths';
 import { readStored, STORAGE_KEYS } from '../../lib/storage-keys';
@@ -30,13 +28,14 @@ function useBackLink(): BackLink | undefined {
 }
 
 /**
- * The page frame: header (deployment from the health check), the page, and the footer of the
- * face (mTLS or public). While sign-in resolution loads, only the loading text shows.
+ * The page frame: header (the deployment's name from its branding, the one name the app, the
+ * installed app and the login page show; "Sign out" while a session is stored on this device),
+ * the page, and the footer of the face (mTLS or public). While sign-in resolution loads, only the
+ * loading text shows.
  */
 export function AppLayout() {
   const { t } = useTranslation();
   const auth = useAuth();
-  const health = useQuery(healthQueryOptions());
   const back = useBackLink();
   const signOut = useSignOut();
   if (auth.isLoading) {
@@ -57,22 +56,19 @@ export function AppLayout() {
         {t('skip_to_content')}
       </a>
       <Header
-        title={
-          health.data?.deployment ??
-          // Offline (the check answered nothing): the name the branding gives, kept by the app.
-          (health.isPending ? t('loading') : t('dynamic:deployment_name'))
-        }
+        title={t('dynamic:deployment_name')}
         back={back}
+        signOut={
+          readStored(STORAGE_KEYS.token) === null
+            ? undefined
+            : { label: t('sign_out'), name: t('footer.sign_out'), onClick: signOut }
+        }
       />
       <OfflineNotice />
       <main id="main" tabIndex={-1} className="flex-1 focus:outline-none">
         <Outlet />
       </main>
-      {isMtlsOrigin() ? (
-        <AuthenticatedFooter />
-      ) : (
-        <PublicFooter onSignOut={readStored(STORAGE_KEYS.token) === null ? undefined : signOut} />
-      )}
+      {isMtlsOrigin() ? <AuthenticatedFooter /> : <PublicFooter />}
       {import.meta.env.PROD && (
         <Suspense fallback={null}>
           <UpdatePrompt />

@@ -1,5 +1,12 @@
 import { useMutation } from '@tanstack/react-query';
-import { apiPaths, RESERVED_CALLSIGN_DETAIL, type EnrollResponse } from '@callsign/contract';
+import {
+  apiPaths,
+  INVITE_REFUSAL_DETAIL,
+  INVITE_REFUSALS,
+  RESERVED_CALLSIGN_DETAIL,
+  type EnrollResponse,
+  type InviteRefusal,
+} from '@callsign/contract';
 import { ApiError, apiJson } from '../../../lib/api-client';
 
 export const loginKeys = {
@@ -14,6 +21,8 @@ export interface CodeValidity {
   isEnrollmentCodeValid: boolean;
   /** The callsign a bulk slip's code is for: the only one it enrolls. */
   reservedCallsign?: string | undefined;
+  /** An invite code that exists but admits nobody now: why (deactivated, expired, used up). */
+  inviteRefusal?: InviteRefusal | undefined;
   /** The member's session when the code was a renewal code; else null. */
   renewalToken: string | null;
 }
@@ -32,6 +41,7 @@ export async function checkCode(code: string): Promise<CodeValidity> {
     isAdminCodeValid: admin.code_ok,
     isEnrollmentCodeValid: invite.invitecode_is_active,
     reservedCallsign: invite.reserved_callsign,
+    inviteRefusal: invite.invitecode_state,
     renewalToken: null,
   };
   if (validity.isAdminCodeValid || validity.isEnrollmentCodeValid) return validity;
@@ -125,12 +135,20 @@ export function useEnroll() {
   });
 }
 
-/** A 400 means the callsign is reserved (its own detail) or taken; anything else is unexpected. */
+/**
+ * A 400 means the callsign is reserved (its own detail), the invite code stopped admitting people
+ * since it was checked (its detail says why), or the callsign is taken; anything else is
+ * unexpected.
+ */
 export function callsignErrorKey(
   error: unknown,
-): 'errors.callsign_reserved' | 'errors.callsign_in_use' | 'errors.unexpected_error' {
+):
+  | 'errors.callsign_reserved'
+  | 'errors.callsign_in_use'
+  | 'errors.unexpected_error'
+  | `code_refused.${InviteRefusal}` {
   if (!(error instanceof ApiError) || error.status !== 400) return 'errors.unexpected_error';
-  return error.detail === RESERVED_CALLSIGN_DETAIL
-    ? 'errors.callsign_reserved'
-    : 'errors.callsign_in_use';
+  if (error.detail === RESERVED_CALLSIGN_DETAIL) return 'errors.callsign_reserved';
+  const refusal = INVITE_REFUSALS.find((name) => INVITE_REFUSAL_DETAIL[name] === error.detail);
+  return refusal === undefined ? 'errors.callsign_in_use' : `code_refused.${refusal}`;
 }

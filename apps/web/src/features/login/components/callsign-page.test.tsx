@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { useEffect, type ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { apiPaths, RESERVED_CALLSIGN_DETAIL } from '@callsign/contract';
+import { apiPaths, INVITE_REFUSAL_DETAIL, RESERVED_CALLSIGN_DETAIL } from '@callsign/contract';
 import { reloadTo } from '../../../lib/navigation';
 import { renderWithProviders } from '../../../test/render';
 import { listenWithMockApi, server } from '../../../test/server';
@@ -208,6 +208,21 @@ describe('CallsignPage submit', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent(
       'This callsign is reserved for the TAK server or the portal itself.',
     );
+  });
+
+  it('a code that stopped admitting people since it was checked says why, not "callsign in use"', async () => {
+    const user = userEvent.setup();
+    server.use(
+      http.post(apiPaths.enroll, () =>
+        HttpResponse.json({ detail: INVITE_REFUSAL_DETAIL['used-up'] }, { status: 400 }),
+      ),
+    );
+    renderCallsign('user');
+    await user.type(await screen.findByLabelText('Callsign'), 'Alpha1');
+    await user.click(screen.getByRole('button', { name: /save callsign/i }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('This code has already been used as many times as it allows.');
+    expect(alert).not.toHaveTextContent('already in use');
   });
 
   it.each([

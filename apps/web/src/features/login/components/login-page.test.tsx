@@ -115,6 +115,29 @@ describe('LoginPage', () => {
     expect(localStorage.getItem('token')).toBeNull();
   });
 
+  it.each([
+    ['deactivated', 'An admin has switched this code off. Ask your admin for a new code.'],
+    ['expired', 'This code has expired. Ask your admin for a new code.'],
+    ['used-up', 'This code has already been used as many times as it allows.'],
+  ] as const)(
+    'a %s invite code says so and what to do, not "code is wrong"',
+    async (state, text) => {
+      const user = userEvent.setup();
+      codeChecks([], []);
+      server.use(
+        http.get(apiPaths.checkInviteCode, () =>
+          HttpResponse.json({ invitecode_is_active: false, invitecode_state: state }),
+        ),
+      );
+      renderLogin('/login');
+      await user.type(screen.getByLabelText('One-time code'), 'OLDCODE2');
+      await user.click(screen.getByRole('button', { name: 'Continue' }));
+      const alert = await screen.findByRole('alert');
+      expect(alert).toHaveTextContent(text);
+      expect(alert).not.toHaveTextContent('The code is wrong');
+    },
+  );
+
   it('exchanges only a code that neither check accepts: an invite code is never spent', async () => {
     const user = userEvent.setup();
     codeChecks([], ['INVITE23'], ['INVITE23']);

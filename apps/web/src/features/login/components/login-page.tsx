@@ -11,6 +11,7 @@ import { reloadTo } from '../../../lib/navigation';
 import { paths } from '../../../lib/paths';
 import { clearStoredSession, STORAGE_KEYS, writeStored } from '../../../lib/storage-keys';
 import { normalizeCode, validateLoginCode } from '../../../lib/validation';
+import type { InviteRefusal } from '@callsign/contract';
 import { useCheckCode } from '../api/login';
 import { useLoginSession } from './login-session';
 
@@ -29,12 +30,20 @@ export function LoginPage() {
   const [code, setCode] = useState(() => normalizeCode(urlCode ?? ''));
   const [validating, setValidating] = useState(fromUrl);
   const [serverError, setServerError] = useState<string | null>(null);
-  const [codeWrong, setCodeWrong] = useState(false);
+  /** The code admits nobody: why ('wrong' when the portal knows no such code). */
+  const [codeWrong, setCodeWrong] = useState<InviteRefusal | 'wrong' | null>(null);
   const autoSubmitted = useRef(false);
 
   const validationError = validateLoginCode(code);
   const fieldError = validating && validationError !== undefined ? t(validationError) : null;
-  const shownError = fieldError ?? serverError ?? (codeWrong ? t('code-is-wrong') : null);
+  const shownError =
+    fieldError ??
+    serverError ??
+    (codeWrong === null
+      ? null
+      : codeWrong === 'wrong'
+        ? t('code-is-wrong')
+        : t(`code_refused.${codeWrong}`));
 
   /** Runs the code check (no state is touched until the answer arrives). */
   const check = (value: string) => {
@@ -53,7 +62,7 @@ export function LoginPage() {
           reloadTo(paths.loginCreateMtls.path);
         } else {
           session.reset();
-          setCodeWrong(true);
+          setCodeWrong(validity.inviteRefusal ?? 'wrong');
         }
       },
       onError: (error) => {
@@ -85,7 +94,7 @@ export function LoginPage() {
     setValidating(true);
     if (validationError !== undefined || checkCode.isPending) return;
     setServerError(null);
-    setCodeWrong(false);
+    setCodeWrong(null);
     check(code);
   };
 
@@ -119,7 +128,7 @@ export function LoginPage() {
             onChange={(event) => {
               setCode(normalizeCode(event.target.value));
               setServerError(null);
-              setCodeWrong(false);
+              setCodeWrong(null);
             }}
             onBlur={() => {
               if (fromUrl) setValidating(true);

@@ -67,7 +67,7 @@ describe('Your keys', () => {
       entry('0b', 'browser', { current: true }),
     ]);
     renderPage();
-    const checked = await screen.findByText(/^a TAK Server last checked it Nov 20, 2026/);
+    const checked = await screen.findByText(/^a TAK Server last checked it 20 Nov 2026/);
     expect(checked.closest('li')).not.toHaveTextContent('This device');
     expect(screen.getAllByText(/last checked it/)).toHaveLength(1);
   });

@@ -1,39 +1,36 @@
-import { useId, type SubmitEvent } from 'react';
+import type { SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { AUDIT_ACTION_GROUPS, type AuditActionGroup } from '@callsign/contract';
 import { Button } from '../../../../components/button';
 import { CollapsibleCard } from '../../../../components/collapsible-card';
+import { SelectField, type SelectOptionGroup } from '../../../../components/select-field';
 import { TextField } from '../../../../components/text-field';
 import { NO_AUDIT_FILTERS, type AuditFilters } from '../api/audit';
+import { useActionName } from './audit-words';
 
-/** Actions (and groups of them) the server records, offered as the action field is typed. */
-const ACTIONS = [
-  'sign-in',
-  'member',
-  'member.add-admin',
-  'member.promote',
-  'member.demote',
-  'member.revoke',
-  'enrollment',
-  'enrollment.create',
-  'enrollment.accept',
-  'enrollment.lock',
-  'invite',
-  'key',
-  'key.download',
-  'tak',
-  'key.revoke',
-  'key.supersede',
-  'renewal-code.create',
-  'tak.packages',
-  'tak.enrollment-token',
-  'tak.enroll',
-  'certificate.server',
-  'admin-code.create',
-  'audit.export',
-  'backup.create',
-  'backup.restore',
-  'tak-check',
-];
+/**
+ * The action picker's choices: every action the portal records, under its group, the group's
+ * first choice being the whole group (the API matches an action and every action below it).
+ */
+function useActionGroups(): SelectOptionGroup[] {
+  const { t } = useTranslation();
+  const actionName = useActionName();
+  return (Object.keys(AUDIT_ACTION_GROUPS) as AuditActionGroup[]).map((group) => {
+    const actions: readonly string[] = AUDIT_ACTION_GROUPS[group];
+    const label = t(`admin.audit.groups.${group}`);
+    const whole =
+      actions.length === 1 && actions[0] === group
+        ? []
+        : [{ value: group, label: t('admin.audit.whole_group', { group: label }) }];
+    return {
+      label,
+      options: [
+        ...whole,
+        ...actions.map((action) => ({ value: action, label: actionName(action) })),
+      ],
+    };
+  });
+}
 
 /** A screen wide enough to show the filters open without pushing the events out of sight. */
 function isWideScreen(): boolean {
@@ -58,7 +55,10 @@ export function AuditFilterForm({
 }) {
   const { t } = useTranslation();
   const inUse = Object.values(applied).filter((field) => field !== '').length;
-  const actionsId = useId();
+  const groups = useActionGroups();
+  const known = groups.some((group) =>
+    group.options.some((option) => option.value === value.action),
+  );
   const set = (key: keyof AuditFilters) => (event: { target: { value: string } }) => {
     onChange({ ...value, [key]: event.target.value });
   };
@@ -94,21 +94,18 @@ export function AuditFilterForm({
           autoComplete="off"
           maxLength={200}
         />
-        <TextField
+        <SelectField
           label={t('admin.audit.action')}
-          hint={t('admin.audit.action_hint')}
           value={value.action}
           onChange={set('action')}
-          list={actionsId}
-          autoComplete="off"
-          maxLength={200}
           className="sm:col-span-2"
+          options={[
+            { value: '', label: t('admin.audit.all_actions') },
+            // An action from an address written by hand, not one of the list: kept, as asked.
+            ...(value.action === '' || known ? [] : [{ value: value.action, label: value.action }]),
+          ]}
+          groups={groups}
         />
-        <datalist id={actionsId}>
-          {ACTIONS.map((action) => (
-            <option key={action} value={action} />
-          ))}
-        </datalist>
         <TextField
           label={t('admin.audit.from')}
           type="date"

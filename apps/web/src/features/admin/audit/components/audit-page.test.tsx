@@ -3,10 +3,17 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { Route, Routes, useLocation } from 'react-router';
-import { apiPaths, type AuditEventAnswer } from '@callsign/contract';
+import {
+  AUDIT_ACTION_GROUPS,
+  AUDIT_ACTIONS,
+  apiPaths,
+  type AuditEventAnswer,
+} from '@callsign/contract';
 import { renderWithProviders } from '../../../../test/render';
 import { listenWithMockApi, server } from '../../../../test/server';
 import { AUDIT_PAGE_SIZE, auditFilterParams } from '../api/audit';
+import { formatDateTime } from '../../../../lib/format';
+import { createTestI18n } from '../../../../test/i18n';
 import { AuditPage } from './audit-page';
 
 listenWithMockApi();
@@ -68,7 +75,43 @@ function renderPage(path = '/app/admin/audit', language = 'en') {
   );
 }
 
+const i18nText = (key: string) => createTestI18n('en').t(key);
+
+/** The events on screen: each a row group of the table (its row and its details). */
+async function eventRows(): Promise<HTMLElement[]> {
+  const table = await screen.findByRole('table');
+  return within(table)
+    .getAllByRole('rowgroup')
+    .filter((group) => group.tagName === 'TBODY');
+}
+
 describe('the audit log page', () => {
+  it('picks the action from the actions the portal records, a whole group or one', async () => {
+    const calls = fakeLog(2);
+    renderPage();
+    await screen.findByText('2 events shown');
+    await userEvent.click(screen.getByRole('button', { name: 'Filters' }));
+    const picker = screen.getByLabelText('Action');
+    expect(picker.tagName).toBe('SELECT');
+    const groups = within(picker).getAllByRole('group');
+    expect(groups.map((group) => group.getAttribute('label'))).toEqual(
+      Object.keys(AUDIT_ACTION_GROUPS).map((group) => i18nText(`admin.audit.groups.${group}`)),
+    );
+    const values = within(picker)
+      .getAllByRole('option')
+      .map((option) => option.getAttribute('value'));
+    for (const action of AUDIT_ACTIONS) expect(values).toContain(action);
+    expect(within(picker).getByRole('option', { name: 'Keys: all' })).toHaveValue('key');
+
+    await userEvent.selectOptions(picker, 'Keys: all');
+    await userEvent.click(screen.getByRole('button', { name: 'Filter' }));
+    await expect.poll(() => calls.at(-1)?.get('action')).toBe('key');
+    await userEvent.selectOptions(screen.getByLabelText('Action'), 'Key revoked');
+    await userEvent.click(screen.getByRole('button', { name: 'Filter' }));
+    await expect.poll(() => calls.at(-1)?.get('action')).toBe('key.revoke');
+    expect(screen.getByTestId('where')).toHaveTextContent('/app/admin/audit?action=key.revoke');
+  });
+
   it('shows a bidi control or invisible character stored in an event as its code point', async () => {
     // Stored before typed text refused them, or by an older TAK client: shown, never obeyed.
     server.use(
@@ -88,42 +131,75 @@ describe('the audit log page', () => {
     );
     renderPage();
 
-    const item = await screen.findByRole('listitem');
+    const item = (await eventRows())[0]!;
     expect(within(item).getByText('Chief⟨U+200B⟩1')).toBeInTheDocument();
-    expect(
-      within(item).getByText('client_uid: ANDROID-⟨U+202E⟩exe.gnp, version: 4.10⟨U+0085⟩'),
-    ).toBeInTheDocument();
+    expect(within(item).getByText('ANDROID-⟨U+202E⟩exe.gnp')).toBeInTheDocument();
+    expect(within(item).getByText('4.10⟨U+0085⟩')).toBeInTheDocument();
     expect(item.textContent).not.toMatch(/[\u0085\u200b\u202e]/);
   });
 
-  it('lists the newest events as cards and loads more with the cursor', async () => {
+  it('lists the newest events as table rows, in words, and loads more with the cursor', async () => {
     const calls = fakeLog(AUDIT_PAGE_SIZE + 3);
     renderPage();
 
     await screen.findByText(`${AUDIT_PAGE_SIZE} events shown`);
-    const items = within(screen.getByRole('list')).getAllByRole('listitem');
+    const items = await eventRows();
     expect(items).toHaveLength(AUDIT_PAGE_SIZE);
     const first = within(items[0]!);
-    expect(first.getByText('invite.create')).toBeInTheDocument();
+    expect(first.getByText('Invite code made')).toHaveAttribute('title', 'invite.create');
     expect(first.getByText('success')).toBeInTheDocument();
     expect(first.getByText('Chief1')).toBeInTheDocument();
     expect(first.getByText('CODE0')).toBeInTheDocument();
     expect(first.getByText('192.0.2.7')).toBeInTheDocument();
-    expect(first.getByText('serial: 0a0')).toBeInTheDocument();
+    expect(first.getByText('serial:')).toBeInTheDocument();
+    expect(first.getByText('0a0')).toBeInTheDocument();
     const second = within(items[1]!);
+    expect(second.getByText('Signed in')).toBeInTheDocument();
     expect(second.getByText('failure')).toBeInTheDocument();
     expect(second.getByText('not signed in')).toBeInTheDocument();
     expect(second.getByText('command line')).toBeInTheDocument();
-    expect(first.getByText((_, node) => node?.tagName === 'TIME')).toHaveAttribute(
-      'datetime',
-      '2026-03-01T12:00:00.000Z',
-    );
+    const time = first.getByText((_, node) => node?.tagName === 'TIME');
+    expect(time).toHaveAttribute('datetime', '2026-03-01T12:00:00.000Z');
+    expect(time).toHaveTextContent(formatDateTime('2026-03-01T12:00:00.000Z', 'en'));
 
     await userEvent.click(screen.getByRole('button', { name: 'Load more' }));
     await screen.findByText(`${AUDIT_PAGE_SIZE + 3} events shown`);
     expect(calls[1]?.get('before')).toBe(event(AUDIT_PAGE_SIZE - 1).id);
     expect(screen.getByText('That is all of them.')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Load more' })).not.toBeInTheDocument();
+  });
+
+  it('shows details in the reader’s language: fields named, times as dates, never raw', async () => {
+    const expires = Date.parse('2026-11-30T09:00:00.000Z');
+    server.use(
+      http.get(apiPaths.audit, () =>
+        HttpResponse.json({
+          events: [
+            event(0, {
+              action: 'renewal-code.create',
+              detail: { expiresAt: expires, keys_revoked: 2, replaced: false },
+            }),
+            event(1, {
+              action: 'invite.deactivate',
+              detail: { reason: 'owner demoted', expires_at: '2026-12-01T08:00:00.000Z' },
+            }),
+          ],
+          next_before: null,
+        }),
+      ),
+    );
+    renderPage('/app/admin/audit', 'fi');
+    const [first, second] = (await eventRows()).map((row) => within(row));
+    expect(first!.getByText('Uusintakoodi luotu')).toBeInTheDocument();
+    expect(first!.getByText('vanhenee:')).toBeInTheDocument();
+    expect(first!.getByText(formatDateTime(expires, 'fi'))).toBeInTheDocument();
+    expect(first!.getByText('avaimia mitätöity:')).toBeInTheDocument();
+    expect(first!.getByText('korvasi aiemman koodin:')).toBeInTheDocument();
+    expect(first!.getByText('ei')).toBeInTheDocument();
+    expect(second!.getByText('sen tekijä ei ole enää ylläpitäjä')).toBeInTheDocument();
+    expect(second!.getByText(formatDateTime('2026-12-01T08:00:00.000Z', 'fi'))).toBeInTheDocument();
+    expect(document.body.textContent).not.toContain(String(expires));
+    expect(document.body.textContent).not.toContain('expiresAt');
   });
 
   it('filters by who, action, target and days, in the address, the request and the CSV link', async () => {
@@ -138,7 +214,7 @@ describe('the audit log page', () => {
     // Folded on a narrow screen (jsdom has no media queries): the title opens it.
     await userEvent.click(screen.getByRole('button', { name: 'Filters' }));
     await userEvent.type(screen.getByLabelText('Who (callsign)'), 'chief1');
-    await userEvent.type(screen.getByLabelText(/^Action/), 'invite');
+    await userEvent.selectOptions(screen.getByLabelText('Action'), 'invite');
     await userEvent.type(screen.getByLabelText('Target'), 'CODE0');
     await userEvent.type(screen.getByLabelText('From (day)'), '2026-03-01');
     await userEvent.type(screen.getByLabelText('To (day, included)'), '2026-03-02');

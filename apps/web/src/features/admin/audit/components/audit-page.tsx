@@ -10,6 +10,7 @@ import { visibleText } from '../../../../lib/visible-text';
 import { auditCsvHref, auditQueryOptions, NO_AUDIT_FILTERS, type AuditFilters } from '../api/audit';
 import { AdminPage } from '../../shared/components/admin-page';
 import { AuditFilterForm } from './audit-filters';
+import { actionName, detailFields } from './audit-words';
 import { QueryState } from '../../shared/components/query-state';
 
 const FILTER_KEYS = Object.keys(NO_AUDIT_FILTERS) as (keyof AuditFilters)[];
@@ -30,61 +31,66 @@ function useAppliedFilters(): [AuditFilters, (filters: AuditFilters) => void] {
   return [filters, apply];
 }
 
-/** An event's detail as short text: `key: value` pairs of an object, else its JSON. */
-function detailText(detail: unknown): string | null {
-  if (detail === null || detail === undefined) return null;
-  if (typeof detail !== 'object' || Array.isArray(detail))
-    return visibleText(JSON.stringify(detail));
-  const entries = Object.entries(detail as Record<string, unknown>);
-  if (entries.length === 0) return null;
-  return visibleText(
-    entries
-      .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
-      .join(', '),
-  );
-}
-
-function AuditEventItem({ event }: { event: AuditEventAnswer }) {
+/** One event: a dense row (when, what, who on whom), its details on a line of their own. */
+function AuditEventRows({ event }: { event: AuditEventAnswer }) {
   const { t, i18n } = useTranslation();
-  const detail = detailText(event.detail);
+  const language = i18n.resolvedLanguage ?? 'en';
   const failed = event.outcome === 'failure';
+  const fields = detailFields(t, language, event.detail);
+  const address = event.client_address ?? t('admin.audit.no_address');
   return (
-    <li className="rounded-lg border border-stone-200 bg-white p-3 shadow-sm">
-      <div className="flex flex-wrap items-baseline justify-between gap-x-3 gap-y-1">
-        <span className="font-mono font-semibold break-all text-stone-900">
-          {visibleText(event.action)}
-        </span>
-        <span
-          className={`rounded-full px-2 py-0.5 text-sm font-medium ${failed ? 'bg-red-100 text-red-900' : 'bg-emerald-100 text-emerald-900'}`}
-        >
-          {t(failed ? 'admin.audit.failure' : 'admin.audit.success')}
-        </span>
-      </div>
-      <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm sm:grid-cols-[auto_1fr_auto_1fr]">
-        <dt className="text-stone-600">{t('admin.audit.time')}</dt>
-        <dd>
-          <time dateTime={event.at}>{formatDateTime(event.at, i18n.resolvedLanguage)}</time>
-        </dd>
-        <dt className="text-stone-600">{t('admin.audit.who')}</dt>
-        <dd className="break-all">
-          {event.actor === null ? t('admin.audit.nobody') : visibleText(event.actor)}
-        </dd>
-        {event.target !== null && (
-          <>
-            <dt className="text-stone-600">{t('admin.audit.target')}</dt>
-            <dd className="break-all">{visibleText(event.target)}</dd>
-          </>
-        )}
-        <dt className="text-stone-600">{t('admin.audit.address')}</dt>
-        <dd className="break-all">{event.client_address ?? t('admin.audit.no_address')}</dd>
-        {detail !== null && (
-          <>
-            <dt className="text-stone-600">{t('admin.audit.details')}</dt>
-            <dd className="font-mono break-all sm:col-span-3">{detail}</dd>
-          </>
-        )}
-      </dl>
-    </li>
+    <tbody className="border-t border-stone-200">
+      <tr className="align-top">
+        {/* A phone wraps the day and the time onto two lines; a wider screen keeps one. */}
+        <td className="w-24 py-1.5 pr-2 tabular-nums text-stone-700 sm:w-auto sm:whitespace-nowrap">
+          <time dateTime={event.at}>{formatDateTime(event.at, language)}</time>
+        </td>
+        {/* What and who on whom flow as one line where it fits, wrapping on a phone. */}
+        <td className="py-1.5">
+          <div className="flex flex-wrap items-baseline gap-x-2">
+            <span className="font-semibold text-stone-900" title={visibleText(event.action)}>
+              {actionName(t, event.action)}
+            </span>
+            <span
+              className={`rounded px-1.5 text-xs font-medium whitespace-nowrap ${failed ? 'bg-red-100 text-red-900' : 'bg-emerald-100 text-emerald-900'}`}
+            >
+              {t(failed ? 'admin.audit.failure' : 'admin.audit.success')}
+            </span>
+            <span className="[overflow-wrap:anywhere] text-stone-800">
+              <span>
+                {event.actor === null ? t('admin.audit.nobody') : visibleText(event.actor)}
+              </span>
+              {event.target !== null && (
+                <>
+                  <span className="text-stone-500" aria-hidden="true">
+                    {' → '}
+                  </span>
+                  <span className="sr-only"> {t('admin.audit.on')} </span>
+                  <span>{visibleText(event.target)}</span>
+                </>
+              )}
+            </span>
+          </div>
+        </td>
+      </tr>
+      <tr>
+        <td colSpan={2} className="pb-2 text-xs break-words text-stone-600">
+          <dl className="flex flex-wrap gap-x-3">
+            <div className="flex gap-1">
+              <dt>{t('admin.audit.address')}:</dt>
+              <dd className="break-all">{address}</dd>
+            </div>
+            {fields.map((field, index) => (
+              // A field may be named twice (an unnamed one's fallback): its place tells them apart.
+              <div key={`${index}-${field.name}`} className="flex gap-1">
+                <dt>{field.name}:</dt>
+                <dd className="break-all text-stone-800">{field.value}</dd>
+              </div>
+            ))}
+          </dl>
+        </td>
+      </tr>
+    </tbody>
   );
 }
 
@@ -116,7 +122,7 @@ export function AuditPage() {
       {/* A page that failed to load more says so here; what was loaded stays below. */}
       <QueryState isPending={log.isPending} error={log.error} />
       {log.data !== undefined && (
-        <section aria-labelledby="audit-events" className="flex flex-col gap-3">
+        <section aria-labelledby="audit-events" className="flex flex-col gap-2">
           <h2 id="audit-events" className="text-xl font-bold">
             {t('admin.audit.events')}
           </h2>
@@ -125,11 +131,22 @@ export function AuditPage() {
               ? t('admin.audit.none')
               : t('admin.audit.shown', { count: events.length })}
           </p>
-          <ol className="flex flex-col gap-2">
+          <table className="w-full border-collapse text-left text-sm">
+            <caption className="sr-only">{t('admin.audit.events')}</caption>
+            <thead className="text-xs text-stone-600">
+              <tr>
+                <th scope="col" className="pr-2 pb-1 font-semibold">
+                  {t('admin.audit.time')}
+                </th>
+                <th scope="col" className="pb-1 font-semibold">
+                  {t('admin.audit.what_who')}
+                </th>
+              </tr>
+            </thead>
             {events.map((event) => (
-              <AuditEventItem key={event.id} event={event} />
+              <AuditEventRows key={event.id} event={event} />
             ))}
-          </ol>
+          </table>
           {log.hasNextPage ? (
             <Button
               variant="secondary"

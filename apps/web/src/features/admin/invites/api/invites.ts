@@ -1,5 +1,11 @@
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
-import { apiPaths, type CreateInviteBody, type InviteState } from '@callsign/contract';
+import {
+  apiPaths,
+  INVITE_DEFAULT_MAX_USES,
+  INVITE_DEFAULT_VALID_DAYS,
+  type CreateInviteBody,
+  type InviteState,
+} from '@callsign/contract';
 import { apiJson } from '../../../../lib/api-client';
 import { adminFailure } from '../../shared/api/failure';
 import { adminKeys } from '../../shared/api/query-keys';
@@ -66,6 +72,21 @@ export async function createInviteCode(options?: CreateInviteBody): Promise<stri
   } catch (error) {
     return adminFailure(error, LIST_FAILED);
   }
+}
+
+const DAY_MS = 86_400_000;
+
+/** When a code made now with the defaults stops admitting people. */
+export function defaultInviteExpiry(now: number): number {
+  return now + INVITE_DEFAULT_VALID_DAYS * DAY_MS;
+}
+
+/** What "Create new code" asks for: expires in 7 days, 25 people at most. */
+export function defaultInviteOptions(now: number): CreateInviteBody {
+  return {
+    expires_at: new Date(defaultInviteExpiry(now)).toISOString(),
+    max_uses: INVITE_DEFAULT_MAX_USES,
+  };
 }
 
 export type InviteChange = 'deactivate' | 'activate' | 'delete';

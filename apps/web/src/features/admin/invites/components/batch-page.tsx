@@ -6,7 +6,8 @@ import { slipStateSchema, type SlipState } from '@callsign/contract';
 import { Button, LinkButton } from '../../../../components/button';
 import { ConfirmDialog } from '../../../../components/confirm-dialog';
 import { errorMessage } from '../../../../lib/api-client';
-import { formatDateTime, ONBOARDING_NS } from '../../../../lib/onboarding';
+import { formatDateTime } from '../../../../lib/format';
+import { ONBOARDING_NS } from '../../../../lib/onboarding';
 import { paths } from '../../../../lib/paths';
 import { batchQueryOptions, useVoidBatch } from '../api/bulk';
 import { TitledPage } from '../../../../components/titled-page';
@@ -56,10 +57,10 @@ export function BatchPage() {
                 </li>
               ))}
           </ul>
-          <div className="flex flex-col gap-2 sm:flex-row">
+          <div className="flex flex-col gap-2 sm:flex-row sm:justify-between">
             <LinkButton to={paths.admin.batchPrint.href(batchId)}>{t('batch.print')}</LinkButton>
             <Button
-              variant="danger"
+              variant="danger-outline"
               disabled={unused === 0 || voiding.isPending}
               onClick={() => {
                 voiding.reset();

@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { formatDateTime, ONBOARDING_NS } from '../../../../lib/onboarding';
+import { formatDateTime } from '../../../../lib/format';
+import { ONBOARDING_NS } from '../../../../lib/onboarding';
 import { paths } from '../../../../lib/paths';
 import type { InviteCode } from '../api/invites';
 

@@ -8,6 +8,7 @@ import { renderWithProviders } from '../../../../test/render';
 import { listenWithMockApi, server } from '../../../../test/server';
 import { BatchPage } from './batch-page';
 import { BulkPage } from './bulk-page';
+import { SlipsPrintPage } from './slips-print-page';
 
 listenWithMockApi();
 
@@ -106,6 +107,48 @@ describe('BulkPage', () => {
     expect(sent).toEqual([]);
   });
 
+  it('can skip what cannot be used: says which and why, then creates the rest only', async () => {
+    const sent = fakeBulk();
+    const user = userEvent.setup();
+    renderBulk();
+    await user.type(
+      screen.getByRole('textbox', { name: 'Callsigns' }),
+      'Alpha1{enter}bad-name{enter}taken1{enter}Bravo2{enter}ALPHA1',
+    );
+    const skip = await screen.findByRole(
+      'checkbox',
+      { name: 'Skip the 3 callsigns that cannot be used and create slips for the other 2' },
+      { timeout: 3000 },
+    );
+    const create = screen.getByRole('button', { name: 'Create 2 slips' });
+    expect(create).toBeDisabled();
+    expect(
+      screen.getByText('Fix the callsigns marked in the preview, or skip them.'),
+    ).toBeVisible();
+    await user.click(skip);
+    expect(create).toBeEnabled();
+    await user.click(create);
+    expect(await screen.findByRole('heading', { name: 'Bulk slips' })).toBeVisible();
+    expect(sent).toEqual([
+      { callsigns: ['Alpha1', 'Bravo2'], team: 'Cyan', role: 'Team Member', valid_hours: 72 },
+    ]);
+  });
+
+  it('the void button is not a solid red block beside Print, and it asks first', async () => {
+    fakeBulk();
+    const user = userEvent.setup();
+    renderBulk();
+    await user.type(screen.getByRole('textbox', { name: 'Callsigns' }), 'Alpha1{enter}Bravo2');
+    const create = await screen.findByRole('button', { name: 'Create 2 slips' });
+    await expect.poll(() => create.hasAttribute('disabled'), { timeout: 3000 }).toBe(false);
+    await user.click(create);
+    const voidButton = await screen.findByRole('button', { name: 'Void unused slips' });
+    expect(voidButton.className).not.toMatch(/(^|\s)bg-red-/);
+    expect(voidButton.className).toMatch(/\bborder-red-/);
+    await user.click(voidButton);
+    expect(await screen.findByRole('dialog', { name: 'Void 1 unused slip?' })).toBeVisible();
+  });
+
   it('reads a CSV file, creates the slips with the preset, then follows the batch and voids the unused', async () => {
     const sent = fakeBulk();
     const user = userEvent.setup();
@@ -145,4 +188,43 @@ describe('BulkPage', () => {
       .toContain('void');
     expect(sent.at(-1)).toBe('void');
   });
+
+  it.each([
+    ['en', 3, '3 unused slips on 1 sheet.'],
+    ['en', 9, '9 unused slips on 2 sheets.'],
+    ['en', 1, '1 unused slip on 1 sheet.'],
+    ['fi', 3, '3 käyttämätöntä lappua 1 arkilla.'],
+  ] as const)(
+    'the print view counts in proper plurals (%s, %i slips)',
+    async (language, n, text) => {
+      server.use(
+        http.get(`${API_PREFIX}/enrollment/bulk/:batchId`, () =>
+          HttpResponse.json({
+            batch_id: 'batch-1',
+            created: '2026-01-01T10:00:00.000Z',
+            owner_cs: 'Boss1',
+            team: 'Red',
+            role: 'Medic',
+            expires_at: '2026-01-04T10:00:00.000Z',
+            slips: Array.from({ length: n }, (_, index) => ({
+              callsign: `Unit${index}`,
+              invite_code: `CODE${index}234`,
+              link: `https://portal.example/login?code=CODE${index}234`,
+              state: 'issued',
+            })),
+          }),
+        ),
+      );
+      renderWithProviders(
+        <Routes>
+          <Route
+            path="/app/admin/user-management/bulk/:batchId/print"
+            element={<SlipsPrintPage />}
+          />
+        </Routes>,
+        { path: '/app/admin/user-management/bulk/batch-1/print', language },
+      );
+      expect(await screen.findByText(text)).toBeInTheDocument();
+    },
+  );
 });

@@ -80,6 +80,8 @@ export function BulkPage() {
   const [preset, setPreset] = useState<{ team: string; role: string }>(DEFAULT_PRESET);
   const [validHours, setValidHours] = useState<number>(BULK_DEFAULT_VALID_HOURS);
   const create = useCreateBatch();
+  /** Leave out what cannot be used and make the rest (the preview says which and why). */
+  const [skipProblems, setSkipProblems] = useState(false);
 
   const callsigns = useMemo(() => readCallsigns(text), [text]);
   const local = useMemo(() => localPreview(callsigns), [callsigns]);
@@ -90,8 +92,9 @@ export function BulkPage() {
   const serverCurrent = checkedList === callsigns && server.data !== undefined;
   const preview: PreviewEntry[] = serverCurrent ? server.data : local;
   const problems = preview.filter((entry) => entry.problem !== null).length;
-  const ready =
-    callsigns.length > 0 && !tooMany && serverCurrent && problems === 0 && !create.isPending;
+  const usable = preview.filter((entry) => entry.problem === null).map((entry) => entry.callsign);
+  const blocked = problems > 0 && !skipProblems;
+  const ready = usable.length > 0 && !tooMany && serverCurrent && !blocked && !create.isPending;
   const team = takTeamSchema.safeParse(preset.team);
   const role = takRoleSchema.safeParse(preset.role);
 
@@ -194,6 +197,25 @@ export function BulkPage() {
           setValidHours(Number(event.target.value));
         }}
       />
+      {serverCurrent && problems > 0 && usable.length > 0 && (
+        <div className="flex flex-col gap-1">
+          <label className="flex min-h-11 items-start gap-3">
+            <input
+              type="checkbox"
+              className="mt-1 size-5 accent-emerald-800"
+              checked={skipProblems}
+              onChange={(event) => {
+                create.reset();
+                setSkipProblems(event.target.checked);
+              }}
+            />
+            <span className="font-semibold">
+              {t('bulk.skip', { count: problems, usable: usable.length })}
+            </span>
+          </label>
+          {blocked && <p className="text-sm text-stone-700">{t('bulk.blocked')}</p>}
+        </div>
+      )}
       {create.isError && (
         <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
           {t('bulk.create_failed', { message: errorMessage(create.error) })}
@@ -204,7 +226,7 @@ export function BulkPage() {
         onClick={() => {
           if (!team.success || !role.success) return;
           create.mutate(
-            { callsigns, team: team.data, role: role.data, valid_hours: validHours },
+            { callsigns: usable, team: team.data, role: role.data, valid_hours: validHours },
             {
               onSuccess: (batch) => {
                 void navigate(paths.admin.batch.href(batch.batch_id));
@@ -213,9 +235,7 @@ export function BulkPage() {
           );
         }}
       >
-        {create.isPending
-          ? t('bulk.creating')
-          : t('bulk.create', { count: callsigns.length - problems })}
+        {create.isPending ? t('bulk.creating') : t('bulk.create', { count: usable.length })}
       </Button>
     </TitledPage>
   );

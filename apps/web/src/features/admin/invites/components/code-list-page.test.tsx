@@ -102,14 +102,25 @@ describe('CodeListPage', () => {
     expect(screen.getByRole('searchbox', { name: 'Search codes' })).toBeInTheDocument();
   });
 
-  it('Create new code makes a code and goes to its QR page', async () => {
+  it('Create new code makes a safe code (7 days, 25 people) and goes to its QR page', async () => {
     const calls = fakeCodes([]);
     const user = userEvent.setup();
     renderList();
     expect(await screen.findByText('No invite codes yet.')).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        'A new code works for 7 days and admits up to 25 people. For other limits, or none, use Create with options.',
+      ),
+    ).toBeVisible();
+    const before = Date.now();
     await user.click(screen.getByRole('button', { name: 'Create new code' }));
     expect(await screen.findByRole('img', { name: /invite link for code NEWC2345/ })).toBeVisible();
-    expect(calls).toEqual(['create']);
+    expect(calls).toHaveLength(1);
+    const body = JSON.parse(calls[0]!.slice('create '.length)) as Record<string, unknown>;
+    expect(body.max_uses).toBe(25);
+    const expires = Date.parse(String(body.expires_at)) - before;
+    expect(expires).toBeGreaterThanOrEqual(7 * 86_400_000);
+    expect(expires).toBeLessThan(7 * 86_400_000 + 60_000);
     expect(screen.getByText(inviteLink('NEWC2345'))).toBeInTheDocument();
   });
 
@@ -164,7 +175,14 @@ describe('CodeListPage', () => {
     renderList();
     await user.click(await screen.findByRole('button', { name: 'Create with options' }));
     const dialog = await screen.findByRole('dialog', { name: 'New invite code with options' });
+    // The safe defaults are filled in: 25 people, until a week from now (local time).
+    expect(within(dialog).getByRole('spinbutton', { name: 'Most members' })).toHaveValue(25);
+    const expiry = within(dialog).getByLabelText('Valid until');
+    const filled = new Date((expiry as HTMLInputElement).value).getTime() - Date.now();
+    expect(Math.abs(filled - 7 * 86_400_000)).toBeLessThan(2 * 60_000);
+    await user.clear(expiry);
     await user.type(within(dialog).getByRole('textbox', { name: 'Label' }), 'Convoy');
+    await user.clear(within(dialog).getByRole('spinbutton', { name: 'Most members' }));
     await user.type(within(dialog).getByRole('spinbutton', { name: 'Most members' }), '0');
     await user.click(within(dialog).getByRole('button', { name: 'Create code' }));
     expect(await within(dialog).findByText('A whole number, 1 or more.')).toBeVisible();

@@ -2,12 +2,17 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
-import type { InviteState } from '@callsign/contract';
+import {
+  INVITE_DEFAULT_MAX_USES,
+  INVITE_DEFAULT_VALID_DAYS,
+  type InviteState,
+} from '@callsign/contract';
 import { Button, LinkButton } from '../../../../components/button';
 import { ConfirmDialog } from '../../../../components/confirm-dialog';
 import { TextField } from '../../../../components/text-field';
 import { errorMessage } from '../../../../lib/api-client';
 import {
+  defaultInviteOptions,
   inviteCodesQueryOptions,
   useChangeInviteCode,
   useCreateInviteCode,
@@ -97,7 +102,7 @@ export function CodeListPage() {
           disabled={create.isPending}
           onClick={() => {
             setOutcome(null);
-            create.mutate(undefined, { onSuccess: created });
+            create.mutate(defaultInviteOptions(Date.now()), { onSuccess: created });
           }}
         >
           {create.isPending && !withOptions ? t('admin.codes.creating') : t('admin.codes.create')}
@@ -117,6 +122,12 @@ export function CodeListPage() {
           {tOnboarding('codes.bulk')}
         </LinkButton>
       </div>
+      <p className="text-sm text-stone-600">
+        {tOnboarding('codes.default_hint', {
+          days: INVITE_DEFAULT_VALID_DAYS,
+          uses: INVITE_DEFAULT_MAX_USES,
+        })}
+      </p>
       {withOptions && (
         <InviteOptionsDialog
           pending={create.isPending}

@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
-import { formatDateTime, ONBOARDING_NS } from '../../../../lib/onboarding';
+import { formatDateTime } from '../../../../lib/format';
+import { ONBOARDING_NS } from '../../../../lib/onboarding';
 import { visibleText } from '../../../../lib/visible-text';
 import type { InviteCode } from '../api/invites';
 

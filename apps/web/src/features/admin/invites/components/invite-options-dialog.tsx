@@ -1,6 +1,7 @@
 import { useId, useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
+  INVITE_DEFAULT_MAX_USES,
   INVITE_LABEL_MAX_LENGTH,
   takRoleSchema,
   takTeamSchema,
@@ -12,6 +13,7 @@ import { PresetFields } from '../../../../components/preset-fields';
 import { TextField } from '../../../../components/text-field';
 import { errorMessage } from '../../../../lib/api-client';
 import { ONBOARDING_NS } from '../../../../lib/onboarding';
+import { defaultInviteExpiry } from '../api/invites';
 
 interface Draft {
   label: string;
@@ -31,6 +33,22 @@ const EMPTY: Draft = {
   team: '',
   role: '',
 };
+
+/** A moment as a `datetime-local` field holds it: the admin's own time zone, to the minute. */
+function localInput(at: number): string {
+  const date = new Date(at);
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** The form as it opens: the safe defaults of "Create new code" (7 days, 25 people) filled in. */
+export function defaultDraft(now: number): Draft {
+  return {
+    ...EMPTY,
+    expires: localInput(defaultInviteExpiry(now)),
+    maxUses: String(INVITE_DEFAULT_MAX_USES),
+  };
+}
 
 type Problem = 'expires_past' | 'max_uses';
 
@@ -76,7 +94,7 @@ export function InviteOptionsDialog({
 }) {
   const { t } = useTranslation(ONBOARDING_NS);
   const formId = useId();
-  const [draft, setDraft] = useState<Draft>(EMPTY);
+  const [draft, setDraft] = useState<Draft>(() => defaultDraft(Date.now()));
   const [problem, setProblem] = useState<Problem | null>(null);
   const change = (patch: Partial<Draft>) => {
     setProblem(null);

@@ -6,7 +6,8 @@ import { Button, LinkButton } from '../../../../components/button';
 import { SelectField } from '../../../../components/select-field';
 import { errorMessage } from '../../../../lib/api-client';
 import { LANGUAGES, type Language } from '../../../../lib/i18n';
-import { formatDateTime, ONBOARDING_NS } from '../../../../lib/onboarding';
+import { formatDateTime } from '../../../../lib/format';
+import { ONBOARDING_NS } from '../../../../lib/onboarding';
 import { paths } from '../../../../lib/paths';
 import { batchQueryOptions } from '../api/bulk';
 import { PrintSlip } from './print-slip';
@@ -32,7 +33,7 @@ function isLanguage(value: string): value is Language {
  * to print and cut, in the language chosen here (the member's, not necessarily the admin's).
  * Outside the app's frame: on paper there is nothing but the sheets.
  */
-export function SlipsPrintPage({ deployment }: { deployment: string }) {
+export function SlipsPrintPage() {
   const { t: tScreen, i18n } = useTranslation(ONBOARDING_NS);
   const { batchId = '' } = useParams();
   const batch = useQuery(batchQueryOptions(batchId, false));
@@ -43,12 +44,14 @@ export function SlipsPrintPage({ deployment }: { deployment: string }) {
   const texts = useQuery({
     queryKey: ['translations', language, ONBOARDING_NS],
     queryFn: async () => {
-      await i18n.reloadResources([language], [ONBOARDING_NS]);
+      await i18n.reloadResources([language], [ONBOARDING_NS, 'dynamic']);
       return true;
     },
     staleTime: Infinity,
   });
   const t = i18n.getFixedT(language, ONBOARDING_NS);
+  // The deployment's one name (its branding), in the slips' language.
+  const deployment = i18n.getFixedT(language, 'dynamic')('deployment_name');
   const unused = batch.data?.slips.filter((slip) => slip.state === 'issued') ?? [];
   const left = (batch.data?.slips.length ?? 0) - unused.length;
 
@@ -72,7 +75,10 @@ export function SlipsPrintPage({ deployment }: { deployment: string }) {
         )}
         {batch.data !== undefined && (
           <p role="status">
-            {tScreen('print.count', { count: unused.length, sheets: sheetsOf(unused).length })}
+            {tScreen('print.count', {
+              count: unused.length,
+              sheets: tScreen('print.sheets', { count: sheetsOf(unused).length }),
+            })}
             {left > 0 && ` ${tScreen('print.left_out', { count: left })}`}
           </p>
         )}

@@ -4,7 +4,8 @@ import { useTranslation } from 'react-i18next';
 import { Button } from '../../../../components/button';
 import { Dialog } from '../../../../components/dialog';
 import { SegmentedChoice } from '../../../../components/segmented-choice';
-import { daysUntil, formatDay } from '../../../../lib/key-names';
+import { formatDate } from '../../../../lib/format';
+import { daysUntil } from '../../../../lib/key-names';
 import { paths } from '../../../../lib/paths';
 import { expiringQueryOptions } from '../api/keys';
 import { AdminPage } from '../../shared/components/admin-page';
@@ -47,7 +48,7 @@ export function ExpiringKeysPage() {
         <ul className="divide-y divide-stone-200 rounded-lg border border-stone-200 bg-white">
           {members.data.map((member) => {
             const days = daysUntil(member.expires_at);
-            const date = formatDay(member.expires_at, i18n.language);
+            const date = formatDate(member.expires_at, i18n.language);
             return (
               <li key={member.callsign}>
                 <button

@@ -4,7 +4,7 @@ import { Button } from '../../../../components/button';
 import { InlineConfirm } from '../../../../components/inline-confirm';
 import { CopyLinkButton, LinkQrCode } from '../../../../components/share-link';
 import { errorMessage } from '../../../../lib/api-client';
-import { dateLocale } from '../../../../lib/key-names';
+import { formatDateTime } from '../../../../lib/format';
 import { useCreateRenewalCode } from '../api/keys';
 import { inviteLink } from '../../invites/components/invite-qr-page';
 
@@ -86,10 +86,7 @@ export function RenewalCodeShare({ callsign, liveKeys }: { callsign: string; liv
           />
           <p className="text-sm text-stone-700">
             {t('admin.keys.renewal_valid', {
-              date: new Intl.DateTimeFormat(dateLocale(i18n.language), {
-                dateStyle: 'long',
-                timeStyle: 'short',
-              }).format(new Date(made.expires_at)),
+              date: formatDateTime(made.expires_at, i18n.language),
             })}
           </p>
         </>

@@ -2,7 +2,8 @@ import { useId } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Card } from '../../../../components/card';
-import { daysUntil, formatDay } from '../../../../lib/key-names';
+import { formatDate } from '../../../../lib/format';
+import { daysUntil } from '../../../../lib/key-names';
 import { caExpiryQueryOptions } from '../../people/api/keys';
 import { QueryState } from '../../shared/components/query-state';
 
@@ -38,7 +39,7 @@ export function CaExpiryCard() {
           {rows.map((row) => (
             <div key={row.name} className="contents">
               <dt className="font-semibold">{row.name}</dt>
-              <dd>{t('admin.ca.expires', { date: formatDay(row.expiresAt, i18n.language) })}</dd>
+              <dd>{t('admin.ca.expires', { date: formatDate(row.expiresAt, i18n.language) })}</dd>
             </div>
           ))}
         </dl>
