@@ -14,6 +14,7 @@ export const AUDIT_ACTION_GROUPS = {
   'renewal-code': ['renewal-code.create'],
   tak: ['tak.packages', 'tak.enrollment-token', 'tak.enroll'],
   certificate: ['certificate.server'],
+  ca: ['ca.adopt'],
   'admin-code': ['admin-code.create'],
   audit: ['audit.export'],
   backup: ['backup.create', 'backup.restore'],

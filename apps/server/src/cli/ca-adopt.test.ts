@@ -120,7 +120,7 @@ describe.each(testEngines())('ca adopt on $name', (engine) => {
       const [event] = await listRecentAuditEvents(portal.database.db, 1);
       expect(event).toMatchObject({
         actor: 'cli',
-        action: 'ca.adopted',
+        action: 'ca.adopt',
         outcome: 'success',
         target: 'C=US, ST=Uusimaa, L=Helsinki, O=TAK, OU=Unit, CN=AdoptRootCA',
       });

@@ -79,7 +79,7 @@ export async function adoptCa(config: Config, args: string[], now = new Date()):
       await appendAuditEvent(trx, {
         at: now.getTime(),
         actor: 'cli',
-        action: 'ca.adopted',
+        action: 'ca.adopt',
         target: adoption.adopted.subject,
         outcome: 'success',
         clientAddress: null,

@@ -57,7 +57,7 @@ export function CaExpiryCard() {
                   {[
                     ...(entry.signs_members ? [t('admin.ca.signs_members')] : []),
                     ...(entry.self_signed ? [t('admin.ca.self_signed')] : []),
-                    t('admin.ca.expires', { date: formatDay(entry.expires_at, i18n.language) }),
+                    t('admin.ca.expires', { date: formatDate(entry.expires_at, i18n.language) }),
                   ].join(' · ')}
                 </span>
               </li>
