@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       trustedProxies: [],
       tlsCertFile: undefined,
       certificateValidityDays: 365,
+      certBackdateMs: 720 * 60_000,
       crlValidityDays: 14,
       keyAlgorithm: 'rsa-2048',
       keysPerHour: 10,
@@ -39,6 +40,13 @@ describe('loadConfig', () => {
 
   it('reads the CRL validity in days', () => {
     expect(loadConfig({ PORTAL_CRL_VALIDITY_DAYS: '30' }, { cwd }).crlValidityDays).toBe(30);
+  });
+
+  it('reads the back-dating of certificates in minutes, 0 included', () => {
+    expect(loadConfig({ PORTAL_CERT_BACKDATE_MINUTES: '0' }, { cwd }).certBackdateMs).toBe(0);
+    expect(loadConfig({ PORTAL_CERT_BACKDATE_MINUTES: '60' }, { cwd }).certBackdateMs).toBe(
+      3_600_000,
+    );
   });
 
   it('derives names from PORTAL_HOST and leaves port 443 out of links', () => {
@@ -181,6 +189,8 @@ describe('loadConfig', () => {
     ['PORTAL_TRUSTED_PROXIES', '10.0.0.5,not-an-ip'],
     ['PORTAL_KEY_ALGORITHM', 'rsa-1024'],
     ['PORTAL_CERT_VALIDITY_DAYS', '0'],
+    ['PORTAL_CERT_BACKDATE_MINUTES', '-1'],
+    ['PORTAL_CERT_BACKDATE_MINUTES', '10081'],
     ['PORTAL_CRL_VALIDITY_DAYS', '0'],
     ['PORTAL_CRL_VALIDITY_DAYS', '1.5'],
     ['PORTAL_CRL_VALIDITY_DAYS', '366'],

@@ -210,6 +210,7 @@ const environmentSchema = z.object({
     })
     .default('neutral'),
   PORTAL_CERT_VALIDITY_DAYS: positiveInt(3650).default(365),
+  PORTAL_CERT_BACKDATE_MINUTES: wholeNumber(7 * 24 * 60).default(720),
   PORTAL_CRL_VALIDITY_DAYS: positiveInt(365).default(14),
   PORTAL_KEY_ALGORITHM: z.enum(KEY_ALGORITHMS).default('rsa-2048'),
   PORTAL_KEYS_PER_HOUR: positiveInt(1_000_000).default(10),
@@ -293,6 +294,11 @@ export interface Config {
   /** `apps/server/branding/{branding}`: holds `locales/{lng}/dynamic.json`. */
   brandingDir: string;
   certificateValidityDays: number;
+  /**
+   * How far before its issue a member or server certificate becomes valid
+   * (`PORTAL_CERT_BACKDATE_MINUTES`, 720: TAK Server's value, for phones with a slow clock).
+   */
+  certBackdateMs: number;
   /**
    * How far ahead the CRL's `nextUpdate` lies (docs/api.md): a TAK Server refuses every client
    * once the CRL it loaded is past it, so it must outlast the operator's reload interval.
@@ -592,6 +598,7 @@ export function loadConfig(
     branding: settings.PORTAL_BRANDING,
     brandingDir,
     certificateValidityDays: settings.PORTAL_CERT_VALIDITY_DAYS,
+    certBackdateMs: settings.PORTAL_CERT_BACKDATE_MINUTES * MINUTE,
     crlValidityDays: settings.PORTAL_CRL_VALIDITY_DAYS,
     keyAlgorithm: settings.PORTAL_KEY_ALGORITHM,
     keysPerHour: settings.PORTAL_KEYS_PER_HOUR,

@@ -140,6 +140,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
   const ca = await CertificateAuthority.loadOrCreate({
     dir: config.caDir,
     publicBaseUrl: config.httpCaOrigin,
+    leafBackdateMs: config.certBackdateMs,
     ...(config.caPassphrase === undefined ? {} : { passphrase: config.caPassphrase }),
   });
   const tokens = await TokenService.open(config.caDir);

@@ -368,6 +368,33 @@ describe.each(testEngines())('TAK enrollment on $name', (engine) => {
       const signed = await callFace(face, SIGN_V2, { basic, body: device.csrPem });
       expect(signed.status, signed.text).toBe(200);
     });
+
+    it('adds TAK Server’s channels EKU when the client sends its version, and back-dates 12 hours', async () => {
+      /** `openssl x509 -text` of the certificate a v2 enrollment answers. */
+      async function enrolledText(callsign: string, query: string): Promise<string> {
+        const member = await portal.addMember(callsign);
+        const token = await tokenFor(member);
+        const device = await opensslCsr({ subject: `/CN=${callsign}` });
+        const signed = await callFace(face, `${SIGN_V2}?${query}`, {
+          basic: [callsign, token.token],
+          body: device.csrPem,
+        });
+        expect(signed.status, signed.text).toBe(200);
+        const der = derOfLines((JSON.parse(signed.text) as { signedCert: string }).signedCert);
+        const file = path.join(workDir, `${callsign}.pem`);
+        await writeFile(file, new X509Certificate(der).toString());
+        return openssl(['x509', '-in', file, '-noout', '-text']);
+      }
+      const enrolledAt = Date.now();
+      const withVersion = await enrolledText('Channels1', 'clientUid=ANDROID-1&version=5.5.0.3');
+      expect(withVersion).toMatch(
+        /Extended Key Usage: \s+TLS Web Client Authentication, challengePassword\n/,
+      );
+      const notBefore = Date.parse(/Not Before: (.+)\n/.exec(withVersion)?.[1] ?? '');
+      expect(Math.abs(notBefore - (enrolledAt - 720 * 60_000))).toBeLessThan(10_000);
+      const withoutVersion = await enrolledText('Channels2', 'clientUid=ANDROID-2');
+      expect(withoutVersion).toMatch(/Extended Key Usage: \s+TLS Web Client Authentication\n/);
+    });
   });
 
   describe('the face', () => {

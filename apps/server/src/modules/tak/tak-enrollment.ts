@@ -87,7 +87,8 @@ export class TakEnrollment {
     const issued = await this.certificates.issueForMember({
       callsign: login.callsign,
       purpose: 'tak-enroll',
-      key: { publicKey },
+      // As TAK Server's signClient/v2: the channels EKU for a client that says its version.
+      key: { publicKey, takChannels: device.version !== null },
       actor: {
         callsign: login.callsign,
         clientAddress: device.clientAddress,
