@@ -320,7 +320,7 @@ describe('loadConfig', () => {
         publicPort: 8446,
         tlsCertFile: undefined,
         tlsKeyFile: undefined,
-        publiclyTrusted: false,
+        publiclyTrusted: undefined,
         tokenTtlMs: 15 * 60_000,
       });
     });
@@ -330,7 +330,7 @@ describe('loadConfig', () => {
       expect(loadConfig({ PORTAL_TAK_ENROLL_PORT: 'OFF' }, { cwd }).takEnroll).toBeUndefined();
     });
 
-    it('takes an operator certificate, which phones trust by themselves', () => {
+    it('takes an operator certificate (whether phones trust it is computed at start)', () => {
       const config = loadConfig(
         {
           PORTAL_TAK_ENROLL_PORT: '9446',
@@ -345,7 +345,7 @@ describe('loadConfig', () => {
         publicPort: 9446,
         tlsCertFile: path.join(cwd, 'tls/tak.crt'),
         tlsKeyFile: path.join(cwd, 'tls/tak.key'),
-        publiclyTrusted: true,
+        publiclyTrusted: undefined,
         tokenTtlMs: 5 * 60_000,
       });
     });
@@ -355,8 +355,20 @@ describe('loadConfig', () => {
       expect(config.takEnroll).toMatchObject({
         port: 9446,
         publicPort: 8446,
-        publiclyTrusted: true,
+        publiclyTrusted: false,
       });
+    });
+
+    it('behind the proxy takes PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED for nginx’s certificate', () => {
+      for (const [value, trusted] of [
+        ['true', true],
+        ['TRUE', true],
+        ['false', false],
+        ['', false],
+      ] as const) {
+        const config = loadConfig({ ...proxy, PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED: value }, { cwd });
+        expect(config.takEnroll?.publiclyTrusted).toBe(trusted);
+      }
     });
 
     it.each([
@@ -372,6 +384,14 @@ describe('loadConfig', () => {
         /PORTAL_TAK_ENROLL_TLS_CERT, PORTAL_TAK_ENROLL_TLS_KEY: not used when PORTAL_TLS_MODE=proxy/,
       ],
       [{ PORTAL_TAK_ENROLL_TOKEN_MINUTES: '0' }, /PORTAL_TAK_ENROLL_TOKEN_MINUTES/],
+      [
+        { ...proxy, PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED: 'yes' },
+        /PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED: must be true or false/,
+      ],
+      [
+        { PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED: 'true' },
+        /PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED: only for PORTAL_TLS_MODE=proxy/,
+      ],
     ])('refuses %o, naming the variable', (env, message) => {
       expect(() => loadConfig(env, { cwd })).toThrow(ConfigError);
       expect(() => loadConfig(env, { cwd })).toThrow(message);

@@ -26,6 +26,7 @@ import { Membership } from './modules/people/membership.js';
 import { memberLookup, PeopleService } from './modules/people/service.js';
 import { PresetService } from './modules/presets/service.js';
 import type { PortalServices, RouteContext } from './modules/route-context.js';
+import { EnrollmentFaceTrustService } from './modules/tak/enrollment-face-trust.js';
 import { TakReadinessService } from './modules/tak/readiness.js';
 import { TakPackageService } from './modules/tak/service.js';
 import { takSiteSettings } from './modules/tak/settings.js';
@@ -89,6 +90,7 @@ function buildServices(
   const takSettings = takSiteSettings(config);
   const takPackages = new TakPackageService(certificates, takSettings, presets);
   const takEnrollmentTokens = new TakEnrollmentTokens(db, config.takEnroll?.tokenTtlMs ?? 0, now);
+  const takEnrollmentFaceTrust = new EnrollmentFaceTrustService(config, now);
   return {
     tokens,
     members: parts.members,
@@ -127,7 +129,14 @@ function buildServices(
     takPackages,
     takEnrollmentTokens,
     takEnrollment: new TakEnrollment(takEnrollmentTokens, certificates, takSettings),
-    takReadiness: new TakReadinessService(config, certificates, parts.presence, now),
+    takEnrollmentFaceTrust,
+    takReadiness: new TakReadinessService(
+      config,
+      certificates,
+      parts.presence,
+      takEnrollmentFaceTrust,
+      now,
+    ),
   };
 }
 

@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
 import { X509Certificate, createPublicKey } from 'node:crypto';
 import https from 'node:https';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { unzipSync, strFromU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +11,7 @@ import {
   takPaths,
   type TakEnrollmentTokenResponse,
 } from '@callsign/contract';
+import { keytoolList } from '../src/ca/openssl-cli.testing.js';
 import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
 import { revokeMember } from '../src/commands/revoke-member.js';
 import {
@@ -39,18 +38,9 @@ const PROFILE = '/Marti/api/tls/profile/enrollment';
 const DEPLOYMENT = 'portal';
 
 /** `keytool -list` of a PKCS#12 file; undefined where no JDK is installed. */
-async function keytoolList(file: string, password: string): Promise<string | undefined> {
+async function keytoolListed(file: string, password: string): Promise<string | undefined> {
   try {
-    const { stdout } = await promisify(execFile)('keytool', [
-      '-list',
-      '-storetype',
-      'PKCS12',
-      '-keystore',
-      file,
-      '-storepass',
-      password,
-    ]);
-    return stdout;
+    return await keytoolList(file, password);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -158,6 +148,8 @@ describe.each(testEngines())('TAK enrollment on $name', (engine) => {
         .where('callsign', '=', 'Atak4x1')
         .execute();
       const token = await tokenFor(member);
+      // The face's certificate is the portal CA's (built-in TLS): phones need the trust package.
+      expect(token.trusted_by_phones).toBe(false);
       const basic: [string, string] = [token.username, token.token];
 
       const config = await callFace(face, CONFIG, { basic });
@@ -214,7 +206,7 @@ describe.each(testEngines())('TAK enrollment on $name', (engine) => {
       expect(info).not.toContain('PRIVATE KEY');
       // Java's keystore (ATAK reads it with Android's): three trusted certificates, one named
       // signedCert (the JDK lower-cases aliases on load; Android's keeps them).
-      const listed = await keytoolList(p12File, 'atakatak');
+      const listed = await keytoolListed(p12File, 'atakatak');
       if (listed !== undefined) {
         expect(listed).toContain('Your keystore contains 3 entries');
         expect(listed.match(/trustedCertEntry/g)).toHaveLength(3);

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 
 export interface OpensslResult {
   readonly code: number;
@@ -72,13 +73,21 @@ export async function removeTempDir(dir: string | undefined): Promise<void> {
 }
 
 /**
- * A throw-away self-signed P-256 certificate made by the OpenSSL CLI (not by the CA under test):
- * writes `{name}.key` and `{name}.pem` into `dir` and returns the certificate's path.
+ * A throw-away P-256 certificate made by the OpenSSL CLI (not by the CA under test): writes
+ * `{name}.key` and `{name}.pem` into `dir` and returns the certificate's path. Self-signed, or
+ * signed by `signedBy`, the name of another certificate made here; `dnsName` goes into its
+ * subjectAltName.
  */
 export async function selfSignedCertificate(
   dir: string,
   name: string,
-  options: { subject?: string; days?: number; serial?: string } = {},
+  options: {
+    subject?: string;
+    days?: number;
+    serial?: string;
+    signedBy?: string;
+    dnsName?: string;
+  } = {},
 ): Promise<string> {
   const file = path.join(dir, `${name}.pem`);
   await openssl([
@@ -98,6 +107,29 @@ export async function selfSignedCertificate(
     '-days',
     String(options.days ?? 1),
     ...(options.serial === undefined ? [] : ['-set_serial', options.serial]),
+    ...(options.signedBy === undefined
+      ? []
+      : [
+          '-CA',
+          path.join(dir, `${options.signedBy}.pem`),
+          '-CAkey',
+          path.join(dir, `${options.signedBy}.key`),
+        ]),
+    ...(options.dnsName === undefined ? [] : ['-addext', `subjectAltName=DNS:${options.dnsName}`]),
   ]);
   return file;
+}
+
+/** `keytool -list` of a PKCS#12 file: what Java (and Android's keystore) sees in it. */
+export async function keytoolList(file: string, password: string): Promise<string> {
+  const { stdout } = await promisify(execFile)('keytool', [
+    '-list',
+    '-storetype',
+    'PKCS12',
+    '-keystore',
+    file,
+    '-storepass',
+    password,
+  ]);
+  return stdout;
 }

@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { TYPED_LINE } from '@callsign/contract';
+import { TYPED_LINE, type TrustPackageClient } from '@callsign/contract';
 import { BadCsrError, checkCsr } from '../../ca/csr.js';
 import { BadRequestError, HttpError } from '../../errors.js';
 import { encodePem } from '../../ca/pem.js';
@@ -132,7 +132,7 @@ export class TakEnrollment {
    * truststore with the same CAs an enrollment answers (they validate the enrollment face and the
    * TAK server). No key: it is not a credential.
    */
-  async trustPackage(callsign: string): Promise<Uint8Array> {
+  async trustPackage(callsign: string, client: TrustPackageClient): Promise<Uint8Array> {
     const truststore = await buildTrustStorePkcs12({
       certificatesPem: (await this.caCertificates()).map((der) => encodePem('CERTIFICATE', der)),
       password: this.settings.truststorePassword,
@@ -145,6 +145,7 @@ export class TakEnrollment {
       callsign,
       truststore,
       truststorePassword: this.settings.truststorePassword,
+      client,
     });
   }
 }

@@ -19,6 +19,7 @@ function answer(token: string, trusted: boolean): TakEnrollmentTokenResponse {
     port: 8446,
     atak_uri: `tak://com.atakmap.app/enroll?host=tak.demo.example&username=Alpha1&token=${token}`,
     itak_qr: 'demo,tak.demo.example,8089,ssl',
+    registration_qr: `{"type":"registration","userCredentials":{"password":"${token}"}}`,
     trusted_by_phones: trusted,
   };
 }
