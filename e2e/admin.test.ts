@@ -413,6 +413,34 @@ describe('the admin area with a real admin key', () => {
     await context.close();
   });
 
+  it('home: the TAK readiness card says where phones enroll and that they need the trust package', async () => {
+    for (const [language, label, warning] of [
+      ['en', 'Where phones enroll', 'Phones will need the trust package before the QR code works'],
+      ['fi', 'Mistä puhelimet hakevat varmenteen', 'Puhelimet tarvitsevat luottamuspaketin'],
+    ] as const) {
+      for (const [device, name, width] of [
+        [DESKTOP, 'desktop', 1280],
+        [PHONE, 'phone', 360],
+      ] as const) {
+        const { page, context } = await adminPage(device, '/app/admin/');
+        await page.evaluate((lng) => {
+          localStorage.setItem('i18nextLng', lng);
+        }, language);
+        await page.goto(`${service.mtlsOrigin}/app/admin/`, { waitUntil: 'networkidle' });
+        const card = page.locator('main');
+        await expect.poll(() => card.innerText()).toContain(label);
+        const text = await card.innerText();
+        // The service's enrollment face: its own port (not 8446) and the portal CA's certificate.
+        expect(text).toContain(warning);
+        expect(text).toContain('8446');
+        await page.getByText(label).scrollIntoViewIfNeeded();
+        await keepScreenshot(page, `admin-readiness-enrollment-${language}-${name}`);
+        await checkPage(page, width);
+        await context.close();
+      }
+    }
+  });
+
   it('the revocation receipt in Finnish on a laptop', async () => {
     const { jwt, approvecode } = await enrollee('Vahti2');
     await adminCall('POST', '/api/v1/enrollment/accept', { callsign: 'Vahti2', approvecode });

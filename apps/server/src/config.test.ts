@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       trustedProxies: [],
       tlsCertFile: undefined,
       certificateValidityDays: 365,
+      certBackdateMs: 720 * 60_000,
       crlValidityDays: 14,
       keyAlgorithm: 'rsa-2048',
       keysPerHour: 10,
@@ -41,6 +42,13 @@ describe('loadConfig', () => {
 
   it('reads the CRL validity in days', () => {
     expect(loadConfig({ PORTAL_CRL_VALIDITY_DAYS: '30' }, { cwd }).crlValidityDays).toBe(30);
+  });
+
+  it('reads the back-dating of certificates in minutes, 0 included', () => {
+    expect(loadConfig({ PORTAL_CERT_BACKDATE_MINUTES: '0' }, { cwd }).certBackdateMs).toBe(0);
+    expect(loadConfig({ PORTAL_CERT_BACKDATE_MINUTES: '60' }, { cwd }).certBackdateMs).toBe(
+      3_600_000,
+    );
   });
 
   it('derives names from PORTAL_HOST and leaves port 443 out of links', () => {
@@ -183,6 +191,8 @@ describe('loadConfig', () => {
     ['PORTAL_TRUSTED_PROXIES', '10.0.0.5,not-an-ip'],
     ['PORTAL_KEY_ALGORITHM', 'rsa-1024'],
     ['PORTAL_CERT_VALIDITY_DAYS', '0'],
+    ['PORTAL_CERT_BACKDATE_MINUTES', '-1'],
+    ['PORTAL_CERT_BACKDATE_MINUTES', '10081'],
     ['PORTAL_CRL_VALIDITY_DAYS', '0'],
     ['PORTAL_CRL_VALIDITY_DAYS', '1.5'],
     ['PORTAL_CRL_VALIDITY_DAYS', '366'],
@@ -312,7 +322,7 @@ describe('loadConfig', () => {
         publicPort: 8446,
         tlsCertFile: undefined,
         tlsKeyFile: undefined,
-        publiclyTrusted: false,
+        publiclyTrusted: undefined,
         tokenTtlMs: 15 * 60_000,
       });
     });
@@ -322,7 +332,7 @@ describe('loadConfig', () => {
       expect(loadConfig({ PORTAL_TAK_ENROLL_PORT: 'OFF' }, { cwd }).takEnroll).toBeUndefined();
     });
 
-    it('takes an operator certificate, which phones trust by themselves', () => {
+    it('takes an operator certificate (whether phones trust it is computed at start)', () => {
       const config = loadConfig(
         {
           PORTAL_TAK_ENROLL_PORT: '9446',
@@ -337,7 +347,7 @@ describe('loadConfig', () => {
         publicPort: 9446,
         tlsCertFile: path.join(cwd, 'tls/tak.crt'),
         tlsKeyFile: path.join(cwd, 'tls/tak.key'),
-        publiclyTrusted: true,
+        publiclyTrusted: undefined,
         tokenTtlMs: 5 * 60_000,
       });
     });
@@ -347,8 +357,20 @@ describe('loadConfig', () => {
       expect(config.takEnroll).toMatchObject({
         port: 9446,
         publicPort: 8446,
-        publiclyTrusted: true,
+        publiclyTrusted: false,
       });
+    });
+
+    it('behind the proxy takes PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED for nginx’s certificate', () => {
+      for (const [value, trusted] of [
+        ['true', true],
+        ['TRUE', true],
+        ['false', false],
+        ['', false],
+      ] as const) {
+        const config = loadConfig({ ...proxy, PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED: value }, { cwd });
+        expect(config.takEnroll?.publiclyTrusted).toBe(trusted);
+      }
     });
 
     it.each([
@@ -364,6 +386,14 @@ describe('loadConfig', () => {
         /PORTAL_TAK_ENROLL_TLS_CERT, PORTAL_TAK_ENROLL_TLS_KEY: not used when PORTAL_TLS_MODE=proxy/,
       ],
       [{ PORTAL_TAK_ENROLL_TOKEN_MINUTES: '0' }, /PORTAL_TAK_ENROLL_TOKEN_MINUTES/],
+      [
+        { ...proxy, PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED: 'yes' },
+        /PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED: must be true or false/,
+      ],
+      [
+        { PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED: 'true' },
+        /PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED: only for PORTAL_TLS_MODE=proxy/,
+      ],
     ])('refuses %o, naming the variable', (env, message) => {
       expect(() => loadConfig(env, { cwd })).toThrow(ConfigError);
       expect(() => loadConfig(env, { cwd })).toThrow(message);

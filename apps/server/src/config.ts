@@ -176,6 +176,15 @@ const environmentSchema = z.object({
   PORTAL_TAK_ENROLL_PUBLIC_PORT: port.optional(),
   PORTAL_TAK_ENROLL_TLS_CERT: optionalText,
   PORTAL_TAK_ENROLL_TLS_KEY: optionalText,
+  PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((value) => value === '' || value === 'true' || value === 'false', {
+      error: 'must be true or false',
+    })
+    .transform((value) => (value === '' ? undefined : value === 'true'))
+    .optional(),
   PORTAL_TAK_ENROLL_TOKEN_MINUTES: positiveInt(24 * 60).default(15),
   PORTAL_TAK_TRUSTSTORE_PEM: optionalText,
   PORTAL_TAK_TRUSTSTORE_PASSWORD: z
@@ -210,6 +219,7 @@ const environmentSchema = z.object({
     })
     .default('neutral'),
   PORTAL_CERT_VALIDITY_DAYS: positiveInt(3650).default(365),
+  PORTAL_CERT_BACKDATE_MINUTES: wholeNumber(7 * 24 * 60).default(720),
   PORTAL_CRL_VALIDITY_DAYS: positiveInt(365).default(14),
   PORTAL_KEY_ALGORITHM: z.enum(KEY_ALGORITHMS).default('rsa-2048'),
   PORTAL_KEYS_PER_HOUR: positiveInt(1_000_000).default(10),
@@ -301,6 +311,11 @@ export interface Config {
   brandingDir: string;
   certificateValidityDays: number;
   /**
+   * How far before its issue a member or server certificate becomes valid
+   * (`PORTAL_CERT_BACKDATE_MINUTES`, 720: TAK Server's value, for phones with a slow clock).
+   */
+  certBackdateMs: number;
+  /**
    * How far ahead the CRL's `nextUpdate` lies (docs/api.md): a TAK Server refuses every client
    * once the CRL it loaded is past it, so it must outlast the operator's reload interval.
    */
@@ -345,11 +360,12 @@ export interface TakEnrollConfig {
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
   /**
-   * Whether a phone trusts the face's certificate by itself: an operator's certificate (built in,
-   * or nginx's in proxy mode). Otherwise the portal's CA signed it, and ATAK needs the trust
-   * package before it can enroll.
+   * Proxy mode: whether phones trust nginx's certificate of the 8446 server block by themselves
+   * (`PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED`, default false), which the portal cannot see. Built-in
+   * TLS: undefined, the portal computes it from the face's certificate at start
+   * (modules/tak/enrollment-face-trust.ts).
    */
-  publiclyTrusted: boolean;
+  publiclyTrusted: boolean | undefined;
   /** How long an enrollment token lives (`PORTAL_TAK_ENROLL_TOKEN_MINUTES`). */
   tokenTtlMs: number;
 }
@@ -461,6 +477,12 @@ function takEnrollConfig(
       'Invalid configuration:\n  PORTAL_TAK_ENROLL_TLS_CERT, PORTAL_TAK_ENROLL_TLS_KEY: not used when PORTAL_TLS_MODE=proxy (nginx holds the certificate of the 8446 server block); remove them',
     );
   }
+  const publiclyTrusted = settings.PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED;
+  if (tlsMode === 'builtin' && publiclyTrusted !== undefined) {
+    throw new ConfigError(
+      'Invalid configuration:\n  PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED: only for PORTAL_TLS_MODE=proxy (with built-in TLS the portal checks the enrollment face’s own certificate against the roots phones trust); remove it',
+    );
+  }
   const port = settings.PORTAL_TAK_ENROLL_PORT;
   if (port === undefined) return undefined;
   if (port === settings.PORTAL_PORT) {
@@ -474,7 +496,7 @@ function takEnrollConfig(
     publicPort: settings.PORTAL_TAK_ENROLL_PUBLIC_PORT ?? (tlsMode === 'proxy' ? 8446 : port),
     tlsCertFile: certFile === undefined ? undefined : path.resolve(cwd, certFile),
     tlsKeyFile: keyFile === undefined ? undefined : path.resolve(cwd, keyFile),
-    publiclyTrusted: tlsMode === 'proxy' || certFile !== undefined,
+    publiclyTrusted: tlsMode === 'proxy' ? (publiclyTrusted ?? false) : undefined,
     tokenTtlMs: settings.PORTAL_TAK_ENROLL_TOKEN_MINUTES * MINUTE,
   };
 }
@@ -603,6 +625,7 @@ export function loadConfig(
     branding: settings.PORTAL_BRANDING,
     brandingDir,
     certificateValidityDays: settings.PORTAL_CERT_VALIDITY_DAYS,
+    certBackdateMs: settings.PORTAL_CERT_BACKDATE_MINUTES * MINUTE,
     crlValidityDays: settings.PORTAL_CRL_VALIDITY_DAYS,
     keyAlgorithm: settings.PORTAL_KEY_ALGORITHM,
     keysPerHour: settings.PORTAL_KEYS_PER_HOUR,

@@ -4,7 +4,8 @@ import { ConfigError, loadConfigFromProcess, type Config } from './config.js';
 import type { Portal } from './portal.js';
 import { adminLoginLink, createAdminCode } from './modules/firstuser/admin-code.js';
 import { hasActiveAdmin } from './modules/people/service.js';
-import { startPortal } from './server.js';
+import { enrollmentFaceTrustLine } from './modules/tak/enrollment-face-trust.js';
+import { startPortal, type RunningPortal } from './server.js';
 import { readVersion } from './version.js';
 
 /** While no admin exists, every start prints a fresh admin code and its ready login link. */
@@ -51,6 +52,20 @@ function describeFaces(config: Config): string {
   ].join('\n');
 }
 
+/**
+ * Whether phones trust the TAK enrollment face by themselves (product.md §9): a banner line and
+ * a log line, a warning when they will need the trust package first.
+ */
+async function announcePhoneTrust({ app, portal }: RunningPortal): Promise<void> {
+  const trust = await portal.services.takEnrollmentFaceTrust.current();
+  if (trust === undefined) return;
+  const line = enrollmentFaceTrustLine(trust, portal.config.takHost);
+  process.stdout.write(`  TAK trust:   ${line}\n`);
+  const fields = { trusted_by_phones: trust.trusted, basis: trust.basis };
+  if (trust.trusted) app.log.info(fields, `TAK enrollment: ${line}`);
+  else app.log.warn(fields, `TAK enrollment: ${line}`);
+}
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -75,6 +90,7 @@ async function main(): Promise<void> {
     'portal listening',
   );
   process.stdout.write(`\nCallsign Portal ${config.version}\n${describeFaces(config)}\n`);
+  await announcePhoneTrust(running);
   await announceFirstAdmin(portal);
 
   let stopping = false;

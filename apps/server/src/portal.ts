@@ -26,6 +26,7 @@ import { Membership } from './modules/people/membership.js';
 import { memberLookup, PeopleService } from './modules/people/service.js';
 import { PresetService } from './modules/presets/service.js';
 import type { PortalServices, RouteContext } from './modules/route-context.js';
+import { EnrollmentFaceTrustService } from './modules/tak/enrollment-face-trust.js';
 import { TakReadinessService } from './modules/tak/readiness.js';
 import { TakPackageService } from './modules/tak/service.js';
 import { takSiteSettings } from './modules/tak/settings.js';
@@ -94,6 +95,7 @@ function buildServices(
     now,
     tokens,
   );
+  const takEnrollmentFaceTrust = new EnrollmentFaceTrustService(config, now);
   return {
     tokens,
     members: parts.members,
@@ -135,7 +137,14 @@ function buildServices(
     takPackages,
     takEnrollmentTokens,
     takEnrollment: new TakEnrollment(takEnrollmentTokens, certificates, takSettings),
-    takReadiness: new TakReadinessService(config, certificates, parts.presence, now),
+    takEnrollmentFaceTrust,
+    takReadiness: new TakReadinessService(
+      config,
+      certificates,
+      parts.presence,
+      takEnrollmentFaceTrust,
+      now,
+    ),
   };
 }
 
@@ -148,6 +157,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
   const ca = await CertificateAuthority.loadOrCreate({
     dir: config.caDir,
     publicBaseUrl: config.httpCaOrigin,
+    leafBackdateMs: config.certBackdateMs,
     ...(config.caPassphrase === undefined ? {} : { passphrase: config.caPassphrase }),
   });
   const tokens = await TokenService.open(config.caDir);

@@ -11,7 +11,7 @@ import type { ScrapeProbes } from './metrics/portal-metrics.js';
 import { countEnrollmentsByState } from './modules/enrollment/service.js';
 import { createDualFaceServer, type PortalListener } from './tls/dual-face-server.js';
 import type { ConnectionLimits } from './tls/connection-share.js';
-import { loadServerCredentials } from './tls/server-credentials.js';
+import { loadServerCredentials, TAK_ENROLL_FILE_STEM } from './tls/server-credentials.js';
 import { createTakEnrollServer } from './tls/tak-enroll-server.js';
 
 export interface RunningPortal {
@@ -115,7 +115,7 @@ async function takEnrollListener(portal: Portal, app: FastifyInstance): Promise<
       tlsDir: config.tlsDir,
       certFile: config.takEnroll?.tlsCertFile,
       keyFile: config.takEnroll?.tlsKeyFile,
-      fileStem: 'tak-enroll',
+      fileStem: TAK_ENROLL_FILE_STEM,
     },
     portal.certificates,
   );

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { apiPaths, takReadinessResponseSchema } from '@callsign/contract';
+import { selfSignedCertificate } from '../src/ca/openssl-cli.testing.js';
 import { run } from './support/processes.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';
 
@@ -27,6 +28,17 @@ describe('TAK readiness', () => {
     const facts = await readiness(portal);
 
     expect(facts.tak).toEqual({ host: 'tak.example.org', port: 8090 });
+    // The enrollment face's certificate is the portal CA's: phones need the trust package, and
+    // the test's port is not ATAK's 8446.
+    expect(facts.enrollment).toEqual({
+      host: 'tak.example.org',
+      port: portal.takEnroll?.port,
+      trusted_by_phones: false,
+      trust_basis: 'unknown-root',
+      root: null,
+      chain_end: 'Callsign Portal Root CA',
+      warnings: ['port-not-8446', 'phones-need-trust-package'],
+    });
     expect(facts.check_command).toBe(
       'npm run --silent portal -- tak-check --host tak.example.org --port 8090',
     );
@@ -64,6 +76,41 @@ describe('TAK readiness', () => {
     );
     expect(facts.crl.age_seconds).toBeGreaterThanOrEqual(0);
     expect(facts.crl.age_seconds).toBeLessThan(60);
+  });
+
+  it('checks an operator’s enrollment certificate against the roots phones trust', async () => {
+    // A test chain cannot be signed by a real root: this one's own root is unknown to phones
+    // (tak/phone-trust.test.ts shows the same chain trusted once its root is in the list).
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'tak-enroll-cert-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const file = (name: string) => path.join(dir, name);
+    await selfSignedCertificate(dir, 'root', { subject: '/CN=Example Public Root', days: 30 });
+    for (const host of ['tak.example.org', 'other.example.org']) {
+      await selfSignedCertificate(dir, host, { signedBy: 'root', dnsName: host, days: 30 });
+    }
+    const facts = async (host: string) => {
+      portal = await startTestPortal({
+        env: {
+          TAK_HOST: 'tak.example.org',
+          PORTAL_TAK_ENROLL_TLS_CERT: file(`${host}.pem`),
+          PORTAL_TAK_ENROLL_TLS_KEY: file(`${host}.key`),
+        },
+      });
+      const answer = await readiness(portal);
+      await portal.destroy();
+      portal = undefined;
+      return answer.enrollment;
+    };
+    expect(await facts('tak.example.org')).toMatchObject({
+      trusted_by_phones: false,
+      trust_basis: 'unknown-root',
+      chain_end: 'Example Public Root',
+    });
+    expect(await facts('other.example.org')).toMatchObject({
+      trusted_by_phones: false,
+      trust_basis: 'wrong-host',
+      chain_end: null,
+    });
   });
 
   it('names the truststore file and its certificates, and says so when the file is gone', async () => {

@@ -89,7 +89,15 @@ describe('server-cert', () => {
     expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
     const text = await run('openssl', ['x509', '-in', certFile, '-noout', '-text']);
     expect(text.stdout).toContain('DNS:tak.portal.localhost, DNS:tak2.portal.localhost');
-    expect(text.stdout).toContain('TLS Web Server Authentication');
+    // Server and client authentication (a TAK Server federates with it), back-dated 12 hours,
+    // 397 days in all.
+    expect(text.stdout).toMatch(
+      /Extended Key Usage: \s+TLS Web Server Authentication, TLS Web Client Authentication\n/,
+    );
+    const printed = (name: string) =>
+      Date.parse(new RegExp(`${name}: (.+)\n`).exec(text.stdout)?.[1] ?? '');
+    expect(Math.abs(printed('Not Before') - (Date.now() - 12 * 3_600_000))).toBeLessThan(60_000);
+    expect(printed('Not After ') - printed('Not Before')).toBe(397 * 86_400_000);
     const verify = await run('openssl', [
       'verify',
       '-CAfile',

@@ -76,6 +76,13 @@ describe('the service process', () => {
         new RegExp(`https://portal\\.localhost:${port}/login\\?code=([A-Z0-9]{12})\\n`),
       );
       expect(service.output()).toContain(`mTLS face:   https://mtls.portal.localhost:${port}/`);
+      // Its own CA signed the enrollment face's certificate: phones need the trust package.
+      expect(service.output()).toContain(
+        '  TAK trust:   phones need the trust package first: its certificate chains to Callsign Portal Root CA, not to a root ATAK trusts\n',
+      );
+      expect(service.output()).toMatch(
+        /"level":40,[^\n]*"trusted_by_phones":false,"basis":"unknown-root"[^\n]*"msg":"TAK enrollment: phones need the trust package first/,
+      );
       expect((await stat(path.join(workDir, 'data', 'ca'))).mode & 0o777).toBe(0o700);
       for (const key of ['root-ca-key.pem', 'issuing-ca-key.pem', 'jwt-es256-key.pem']) {
         expect((await stat(path.join(workDir, 'data', 'ca', key))).mode & 0o777, key).toBe(0o600);

@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
 import { X509Certificate, createPublicKey } from 'node:crypto';
 import https from 'node:https';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { unzipSync, strFromU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +11,7 @@ import {
   takPaths,
   type TakEnrollmentTokenResponse,
 } from '@callsign/contract';
+import { keytoolList } from '../src/ca/openssl-cli.testing.js';
 import { testEngines, type ScratchDatabase } from '../src/db/test-engines.testing.js';
 import { revokeMember } from '../src/commands/revoke-member.js';
 import {
@@ -39,18 +38,9 @@ const PROFILE = '/Marti/api/tls/profile/enrollment';
 const DEPLOYMENT = 'portal';
 
 /** `keytool -list` of a PKCS#12 file; undefined where no JDK is installed. */
-async function keytoolList(file: string, password: string): Promise<string | undefined> {
+async function keytoolListed(file: string, password: string): Promise<string | undefined> {
   try {
-    const { stdout } = await promisify(execFile)('keytool', [
-      '-list',
-      '-storetype',
-      'PKCS12',
-      '-keystore',
-      file,
-      '-storepass',
-      password,
-    ]);
-    return stdout;
+    return await keytoolList(file, password);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -158,6 +148,8 @@ describe.each(testEngines())('TAK enrollment on $name', (engine) => {
         .where('callsign', '=', 'Atak4x1')
         .execute();
       const token = await tokenFor(member);
+      // The face's certificate is the portal CA's (built-in TLS): phones need the trust package.
+      expect(token.trusted_by_phones).toBe(false);
       const basic: [string, string] = [token.username, token.token];
 
       const config = await callFace(face, CONFIG, { basic });
@@ -214,7 +206,7 @@ describe.each(testEngines())('TAK enrollment on $name', (engine) => {
       expect(info).not.toContain('PRIVATE KEY');
       // Java's keystore (ATAK reads it with Android's): three trusted certificates, one named
       // signedCert (the JDK lower-cases aliases on load; Android's keeps them).
-      const listed = await keytoolList(p12File, 'atakatak');
+      const listed = await keytoolListed(p12File, 'atakatak');
       if (listed !== undefined) {
         expect(listed).toContain('Your keystore contains 3 entries');
         expect(listed.match(/trustedCertEntry/g)).toHaveLength(3);
@@ -367,6 +359,33 @@ describe.each(testEngines())('TAK enrollment on $name', (engine) => {
       expect(refused.status).toBe(406);
       const signed = await callFace(face, SIGN_V2, { basic, body: device.csrPem });
       expect(signed.status, signed.text).toBe(200);
+    });
+
+    it('adds TAK Server’s channels EKU when the client sends its version, and back-dates 12 hours', async () => {
+      /** `openssl x509 -text` of the certificate a v2 enrollment answers. */
+      async function enrolledText(callsign: string, query: string): Promise<string> {
+        const member = await portal.addMember(callsign);
+        const token = await tokenFor(member);
+        const device = await opensslCsr({ subject: `/CN=${callsign}` });
+        const signed = await callFace(face, `${SIGN_V2}?${query}`, {
+          basic: [callsign, token.token],
+          body: device.csrPem,
+        });
+        expect(signed.status, signed.text).toBe(200);
+        const der = derOfLines((JSON.parse(signed.text) as { signedCert: string }).signedCert);
+        const file = path.join(workDir, `${callsign}.pem`);
+        await writeFile(file, new X509Certificate(der).toString());
+        return openssl(['x509', '-in', file, '-noout', '-text']);
+      }
+      const enrolledAt = Date.now();
+      const withVersion = await enrolledText('Channels1', 'clientUid=ANDROID-1&version=5.5.0.3');
+      expect(withVersion).toMatch(
+        /Extended Key Usage: \s+TLS Web Client Authentication, challengePassword\n/,
+      );
+      const notBefore = Date.parse(/Not Before: (.+)\n/.exec(withVersion)?.[1] ?? '');
+      expect(Math.abs(notBefore - (enrolledAt - 720 * 60_000))).toBeLessThan(10_000);
+      const withoutVersion = await enrolledText('Channels2', 'clientUid=ANDROID-2');
+      expect(withoutVersion).toMatch(/Extended Key Usage: \s+TLS Web Client Authentication\n/);
     });
   });
 

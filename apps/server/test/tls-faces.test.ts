@@ -255,6 +255,20 @@ describe.each(testEngines())('on $name', (engine) => {
       expect(result.status).toBe(403);
     });
 
+    it('refuses a server certificate of the portal CA, which carries clientAuth too', async () => {
+      // server-cert's certificates are for TAK Servers and proxies (clientAuth for federation),
+      // recorded under their host name: never a member's key.
+      const issued = await portal.portal.services.certificates.issueServerCertificate([
+        'srv.portal.localhost',
+      ]);
+      const result = await portal.curl(
+        'mtls',
+        ANY,
+        await pfxFor(issued, 'srv.portal.localhost', 'server.pfx'),
+      );
+      expect(result.status).toBe(403);
+    });
+
     it('refuses a certificate of the portal CA that the portal has no record of', async () => {
       await portal.addMember('Ghost1');
       const issued = await portal.portal.ca.issueMemberCertificate({

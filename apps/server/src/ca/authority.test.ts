@@ -48,6 +48,12 @@ async function certificateText(pem: string): Promise<string> {
   return openssl(['x509', '-in', await writeTemp(pem), '-noout', '-text']);
 }
 
+/** The validity as `openssl x509 -text` prints it. */
+function validityOf(text: string): { notBefore: number; notAfter: number } {
+  const field = (name: string) => Date.parse(new RegExp(`${name}: (.+)\n`).exec(text)?.[1] ?? '');
+  return { notBefore: field('Not Before'), notAfter: field('Not After ') };
+}
+
 function years(from: Date, to: Date): number {
   return (to.getTime() - from.getTime()) / (365.25 * DAY_MS);
 }
@@ -306,8 +312,12 @@ describe('member certificates', () => {
     expect(rsa.serial.length).toBeLessThanOrEqual(32);
     expect(rsa.serial).toBe(normalizeSerial(new X509Certificate(rsa.certificatePem).serialNumber));
     expect(rsa.commonName).toBe('Alpha1');
-    // Backdated five minutes for clock skew; seconds precision in the certificate.
-    expect(Math.abs(rsa.notBefore.getTime() - (issuedAt - 5 * 60_000))).toBeLessThan(5_000);
+    // Backdated 12 hours by default (TAK Server's value) for phones with a slow clock; seconds
+    // precision in the certificate.
+    expect(Math.abs(rsa.notBefore.getTime() - (issuedAt - 720 * 60_000))).toBeLessThan(5_000);
+    const printed = validityOf(await certificateText(rsa.certificatePem));
+    expect(Math.abs(printed.notBefore - (issuedAt - 12 * 3_600_000))).toBeLessThan(5_000);
+    expect(Math.abs(printed.notAfter - (issuedAt + 365 * DAY_MS))).toBeLessThan(5_000);
     expect(Math.abs(rsa.notAfter.getTime() - (issuedAt + 365 * DAY_MS))).toBeLessThan(5_000);
     const node = new X509Certificate(rsa.certificatePem);
     expect(new Date(node.validFrom)).toEqual(rsa.notBefore);
@@ -370,6 +380,24 @@ describe('member certificates', () => {
       ca.signMemberCertificate({ callsign: 'Device5', validityDays: 30, publicKey: weak }),
     ).rejects.toThrow(UnsupportedPublicKeyError);
 
+    // TAK Server's channels EKU, for a TAK client that sent its version (product.md §14).
+    const channels = await ca.signMemberCertificate({
+      callsign: 'Device7',
+      validityDays: 30,
+      publicKey: rsaKey,
+      takChannels: true,
+    });
+    const channelsText = await certificateText(channels.certificatePem);
+    expect(channelsText).toMatch(
+      /Extended Key Usage: \s+TLS Web Client Authentication, challengePassword\n/,
+    );
+    expect((await verify(channels.certificatePem, '-purpose', 'sslclient')).output).toContain(
+      ': OK',
+    );
+    expect(await certificateText(signed.certificatePem)).toMatch(
+      /Extended Key Usage: \s+TLS Web Client Authentication\n/,
+    );
+
     for (const publicExponent of [3, 17, 0x10003]) {
       const odd = generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent }).publicKey;
       await expect(
@@ -395,7 +423,7 @@ describe('member certificates', () => {
 });
 
 describe('server certificates', () => {
-  it('name every DNS name and address, for server authentication, 397 days by default', async () => {
+  it('name every DNS name and address, for server and client authentication, 397 days from not-before', async () => {
     const issuedAt = Date.now();
     const server = await ca.issueServerCertificate({
       dnsNames: ['portal.example.org', 'mtls.portal.example.org'],
@@ -407,10 +435,17 @@ describe('server certificates', () => {
     expect(text).toMatch(
       /Subject Alternative Name: \s+DNS:portal\.example\.org, DNS:mtls\.portal\.example\.org, IP Address:127\.0\.0\.1\n/,
     );
-    expect(text).toMatch(/Extended Key Usage: \s+TLS Web Server Authentication\n/);
+    // Both, as TAK Server's own: a TAK Server is a client of its federation peers.
+    expect(text).toMatch(
+      /Extended Key Usage: \s+TLS Web Server Authentication, TLS Web Client Authentication\n/,
+    );
     expect(text).toMatch(/Key Usage: critical\s+Digital Signature, Key Encipherment\n/);
     expect(text).toContain('Public-Key: (2048 bit)');
-    expect(Math.abs(server.notAfter.getTime() - (issuedAt + 397 * DAY_MS))).toBeLessThan(5_000);
+    // Back-dated 12 hours, and 397 days in all (Apple's limit for phones), back-dating included.
+    const printed = validityOf(text);
+    expect(Math.abs(printed.notBefore - (issuedAt - 12 * 3_600_000))).toBeLessThan(5_000);
+    expect(printed.notAfter - printed.notBefore).toBe(397 * DAY_MS);
+    expect(server.notAfter.getTime() - server.notBefore.getTime()).toBe(397 * DAY_MS);
     for (const check of [
       ['-verify_hostname', 'mtls.portal.example.org'],
       ['-verify_ip', '127.0.0.1'],
@@ -425,6 +460,44 @@ describe('server certificates', () => {
 
   it('need at least one name', async () => {
     await expect(ca.issueServerCertificate({ dnsNames: [] })).rejects.toThrow(TypeError);
+  });
+
+  it('verify for client authentication too (federation)', async () => {
+    const server = await ca.issueServerCertificate({ dnsNames: ['tak.example.org'] });
+    expect((await verify(server.certificatePem, '-purpose', 'sslclient')).output).toContain(': OK');
+  });
+
+  it('last at most 397 days: a longer one is refused', async () => {
+    await expect(
+      ca.issueServerCertificate({ dnsNames: ['tak.example.org'], validityDays: 398 }),
+    ).rejects.toThrow('a server certificate lasts at most 397 days, not 398');
+    const short = await ca.issueServerCertificate({
+      dnsNames: ['tak.example.org'],
+      validityDays: 30,
+    });
+    expect(short.notAfter.getTime() - short.notBefore.getTime()).toBe(30 * DAY_MS + 720 * 60_000);
+  });
+});
+
+describe('the back-dating of leaves', () => {
+  it('follows leafBackdateMs (PORTAL_CERT_BACKDATE_MINUTES), 0 included', async () => {
+    for (const minutes of [0, 90]) {
+      const backdated = await CertificateAuthority.loadOrCreate({
+        dir,
+        publicBaseUrl: BASE_URL,
+        leafBackdateMs: minutes * 60_000,
+      });
+      const issuedAt = Date.now();
+      const member = await backdated.issueMemberCertificate({ callsign: 'Skew1', validityDays: 1 });
+      const server = await backdated.issueServerCertificate({ dnsNames: ['tak.example.org'] });
+      for (const issued of [member, server]) {
+        const { notBefore } = validityOf(await certificateText(issued.certificatePem));
+        expect(Math.abs(notBefore - (issuedAt - minutes * 60_000))).toBeLessThan(5_000);
+      }
+    }
+    await expect(
+      CertificateAuthority.loadOrCreate({ dir, publicBaseUrl: BASE_URL, leafBackdateMs: -1 }),
+    ).rejects.toThrow(RangeError);
   });
 });
 

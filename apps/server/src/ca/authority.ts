@@ -24,8 +24,9 @@ import { decodePemBlocks, encodePem } from './pem.js';
 import { normalizeSerial, randomSerial } from './serial.js';
 import { FileKeySigner, type CaSigner } from './signer.js';
 import {
-  BACKDATE_MS,
+  LEAF_BACKDATE_MS,
   leafExtensions,
+  MAX_SERVER_VALIDITY_DAYS,
   publicationUrls,
   type LeafProfile,
   type PublicationUrls,
@@ -63,10 +64,14 @@ export interface CertificateAuthorityOptions {
   /** Encrypts both CA keys on disk (AES-256-CBC PKCS#8); required to load them afterwards. */
   readonly passphrase?: string;
   readonly now?: () => Date;
+  /**
+   * How far before the moment of issue a leaf becomes valid (`PORTAL_CERT_BACKDATE_MINUTES`;
+   * default LEAF_BACKDATE_MS, 12 hours, TAK Server's value), for devices with a slow clock.
+   */
+  readonly leafBackdateMs?: number;
 }
 
 const DAY_MS = 86_400_000;
-const DEFAULT_SERVER_VALIDITY_DAYS = 397;
 
 export class CertificateAuthority {
   private readonly ocsp: OcspResponder;
@@ -83,6 +88,7 @@ export class CertificateAuthority {
     private readonly urls: PublicationUrls,
     private readonly now: () => Date,
     private readonly files: { dir: string; passphrase: string | undefined },
+    private readonly leafBackdateMs: number,
   ) {
     this.chain = [issuing.certificate, root, ...above].filter(
       (certificate, i, all) => i === 0 || !certificate.equal(all[i - 1] as x509.X509Certificate),
@@ -134,10 +140,19 @@ export class CertificateAuthority {
         );
       }
     }
-    return new CertificateAuthority(root, above, issuing, publicationUrls(baseUrl), now, {
-      dir,
-      passphrase,
-    });
+    const leafBackdateMs = options.leafBackdateMs ?? LEAF_BACKDATE_MS;
+    if (!Number.isInteger(leafBackdateMs) || leafBackdateMs < 0) {
+      throw new RangeError(`leafBackdateMs must be a whole number ≥ 0, not ${leafBackdateMs}`);
+    }
+    return new CertificateAuthority(
+      root,
+      above,
+      issuing,
+      publicationUrls(baseUrl),
+      now,
+      { dir, passphrase },
+      leafBackdateMs,
+    );
   }
 
   get rootCertificatePem(): string {
@@ -197,23 +212,30 @@ export class CertificateAuthority {
 
   /**
    * A client certificate for a member's key made elsewhere (the public key of a device's CSR):
-   * the same profile as `issueMemberCertificate`. Throws UnsupportedPublicKeyError for a key
-   * this CA does not sign (`acceptedPublicKeyType`).
+   * the same profile as `issueMemberCertificate`, with TAK Server's channels EKU beside
+   * clientAuth when `takChannels` (a TAK client that sent its `version`). Throws
+   * UnsupportedPublicKeyError for a key this CA does not sign (`acceptedPublicKeyType`).
    */
   async signMemberCertificate(options: {
     callsign: string;
     validityDays: number;
     publicKey: KeyObject;
+    takChannels?: boolean;
   }): Promise<SignedCertificate> {
     const keyType = acceptedPublicKeyType(options.publicKey);
     const publicKeyDer = options.publicKey.export({ type: 'spki', format: 'der' });
     return this.sign(options.callsign, options.validityDays, publicKeyDer, {
       purpose: 'client',
       keyType,
+      ...(options.takChannels === true ? { takChannels: true } : {}),
     });
   }
 
-  /** A TLS server certificate: CN = the first name, every name in subjectAltName, serverAuth. */
+  /**
+   * A TLS server certificate: CN = the first name, every name in subjectAltName, serverAuth and
+   * clientAuth; MAX_SERVER_VALIDITY_DAYS (397) from not-before to not-after by default and at
+   * most (RangeError for more), the limit phones hold server certificates to.
+   */
   async issueServerCertificate(options: {
     dnsNames: string[];
     ipAddresses?: string[];
@@ -225,7 +247,13 @@ export class CertificateAuthority {
     if (commonName === undefined) {
       throw new TypeError('a server certificate needs at least one DNS name or IP address');
     }
-    return this.issue(commonName, options.validityDays ?? DEFAULT_SERVER_VALIDITY_DAYS, 'server', {
+    const validityDays = options.validityDays ?? MAX_SERVER_VALIDITY_DAYS;
+    if (validityDays > MAX_SERVER_VALIDITY_DAYS) {
+      throw new RangeError(
+        `a server certificate lasts at most ${MAX_SERVER_VALIDITY_DAYS} days, not ${validityDays}`,
+      );
+    }
+    return this.issue(commonName, validityDays, 'server', {
       keyAlgorithm: options.keyAlgorithm ?? 'rsa-2048',
       subjectAltNames: [
         ...dnsNames.map((value) => ({ type: 'dns' as const, value })),
@@ -309,14 +337,20 @@ export class CertificateAuthority {
     checkLeafRequest(commonName, validityDays);
     const now = this.now().getTime();
     const issuer = this.issuing.certificate;
+    const notBefore = now - this.leafBackdateMs;
+    // A server certificate's whole span counts against the phones' limit, the backdating too.
+    const end =
+      profile.purpose === 'server'
+        ? Math.min(now + validityDays * DAY_MS, notBefore + MAX_SERVER_VALIDITY_DAYS * DAY_MS)
+        : now + validityDays * DAY_MS;
     const certificate = await x509.X509CertificateGenerator.create(
       {
         serialNumber: randomSerial(),
         subject: [{ CN: [commonName] }],
         issuer: issuer.subjectName,
-        notBefore: new Date(now - BACKDATE_MS),
+        notBefore: new Date(notBefore),
         // A certificate cannot usefully outlive its issuer.
-        notAfter: new Date(Math.min(now + validityDays * DAY_MS, issuer.notAfter.getTime())),
+        notAfter: new Date(Math.min(end, issuer.notAfter.getTime())),
         publicKey: publicKeyDer,
         signingKey: this.issuing.privateKey,
         signingAlgorithm: this.issuing.signingAlgorithm,

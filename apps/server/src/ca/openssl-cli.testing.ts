@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 
 export interface OpensslResult {
   readonly code: number;
@@ -78,9 +79,10 @@ export async function removeTempDir(dir: string | undefined): Promise<void> {
 }
 
 /**
- * A throw-away self-signed certificate made by the OpenSSL CLI (not by the CA under test), P-256
- * unless `rsa`, with the `-addext` extensions given: writes `{name}.key` and `{name}.pem` into
- * `dir` and returns the certificate's path.
+ * A throw-away certificate made by the OpenSSL CLI (not by the CA under test), P-256 unless
+ * `rsa`: writes `{name}.key` and `{name}.pem` into `dir` and returns the certificate's path.
+ * Self-signed, or signed by `signedBy`, the name of another certificate made here; `dnsName` goes
+ * into its subjectAltName, and the `-addext` `extensions` are added as given.
  */
 export async function selfSignedCertificate(
   dir: string,
@@ -91,6 +93,8 @@ export async function selfSignedCertificate(
     serial?: string;
     rsa?: boolean;
     extensions?: string[];
+    signedBy?: string;
+    dnsName?: string;
   } = {},
 ): Promise<string> {
   const file = path.join(dir, `${name}.pem`);
@@ -111,6 +115,29 @@ export async function selfSignedCertificate(
     String(options.days ?? 1),
     ...(options.serial === undefined ? [] : ['-set_serial', options.serial]),
     ...(options.extensions ?? []).flatMap((extension) => ['-addext', extension]),
+    ...(options.signedBy === undefined
+      ? []
+      : [
+          '-CA',
+          path.join(dir, `${options.signedBy}.pem`),
+          '-CAkey',
+          path.join(dir, `${options.signedBy}.key`),
+        ]),
+    ...(options.dnsName === undefined ? [] : ['-addext', `subjectAltName=DNS:${options.dnsName}`]),
   ]);
   return file;
+}
+
+/** `keytool -list` of a PKCS#12 file: what Java (and Android's keystore) sees in it. */
+export async function keytoolList(file: string, password: string): Promise<string> {
+  const { stdout } = await promisify(execFile)('keytool', [
+    '-list',
+    '-storetype',
+    'PKCS12',
+    '-keystore',
+    file,
+    '-storepass',
+    password,
+  ]);
+  return stdout;
 }

@@ -3,8 +3,28 @@ import * as x509 from '@peculiar/x509';
 import { caPaths } from '@callsign/contract';
 import type { PublicKeyType } from './key-pair.js';
 
-/** Devices with a slightly slow clock still accept a certificate issued a moment ago. */
+/** Devices with a slightly slow clock still accept a CA certificate made a moment ago. */
 export const BACKDATE_MS = 5 * 60_000;
+
+/**
+ * How far a leaf's not-before lies in the past by default (`PORTAL_CERT_BACKDATE_MINUTES`, 720):
+ * TAK Server's own value, for phones whose clock is hours behind (product.md §14).
+ */
+export const LEAF_BACKDATE_MS = 720 * 60_000;
+
+/**
+ * The longest a server certificate may last, from not-before to not-after: Apple's limit for
+ * TLS server certificates (398 days; one less, so that rounding never crosses it). iTAK on an
+ * iPhone refuses a longer one on the enrollment face.
+ */
+export const MAX_SERVER_VALIDITY_DAYS = 397;
+
+/**
+ * TAK Server's "channels" extended key usage (the OID of PKCS#9 challengePassword, as TAK Server
+ * uses it): its `signClient/v2` adds it when the client sends `version`, and a TAK Server with
+ * the group cache (`x509useGroupCache`) and `x509useGroupCacheRequiresExtKeyUsage` asks for it.
+ */
+export const TAK_CHANNELS_EKU = '1.2.840.113549.1.9.7';
 
 /**
  * Where relying parties fetch revocation data and the issuer (no identity, plain HTTP:
@@ -60,6 +80,22 @@ export interface LeafProfile {
   readonly purpose: 'client' | 'server';
   readonly keyType: PublicKeyType;
   readonly subjectAltNames?: x509.JsonGeneralNames;
+  /** A client certificate with TAK Server's channels EKU beside clientAuth (TAK_CHANNELS_EKU). */
+  readonly takChannels?: boolean;
+}
+
+/**
+ * Client: clientAuth (and TAK's channels EKU when asked). Server: serverAuth and clientAuth, as
+ * TAK Server's own server certificates have it: a TAK Server presents its certificate as a
+ * client too, to federation peers (product.md §14).
+ */
+function extendedKeyUsages(profile: LeafProfile): string[] {
+  if (profile.purpose === 'server') {
+    return [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth];
+  }
+  return profile.takChannels === true
+    ? [x509.ExtendedKeyUsage.clientAuth, TAK_CHANNELS_EKU]
+    : [x509.ExtendedKeyUsage.clientAuth];
 }
 
 export async function leafExtensions(
@@ -77,14 +113,7 @@ export async function leafExtensions(
   const extensions: x509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     keyUsage,
-    new x509.ExtendedKeyUsageExtension(
-      [
-        profile.purpose === 'client'
-          ? x509.ExtendedKeyUsage.clientAuth
-          : x509.ExtendedKeyUsage.serverAuth,
-      ],
-      false,
-    ),
+    new x509.ExtendedKeyUsageExtension(extendedKeyUsages(profile), false),
     await x509.SubjectKeyIdentifierExtension.create(publicKeyDer, false, crypto),
     await authorityKeyIdentifier(issuer, crypto),
     new x509.CRLDistributionPointsExtension([urls.crl], false),

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  keytoolList,
   makeTempDir,
   removeTempDir,
   runOpenssl,
@@ -110,15 +111,7 @@ const keytool = await promisify(execFile)('keytool', ['-help']).then(
 describe.skipIf(!keytool)("Java's PKCS12 keystore (keytool)", () => {
   it('lists every certificate as a trusted entry', async () => {
     const file = await writeStore([intermediatePem, rootPem]);
-    const { stdout } = await promisify(execFile)('keytool', [
-      '-list',
-      '-storetype',
-      'PKCS12',
-      '-keystore',
-      file,
-      '-storepass',
-      'public',
-    ]);
+    const stdout = await keytoolList(file, 'public');
     expect(stdout).toContain('Your keystore contains 2 entries');
     expect(stdout).toMatch(/portal-ca-1, .*, trustedCertEntry/);
     expect(stdout).toMatch(/portal-ca-2, .*, trustedCertEntry/);

@@ -17,6 +17,7 @@ import type { Actor } from './auth/actor.js';
 import type { PeopleService, RevocationResult } from './people/service.js';
 import type { RenewalCodes } from './renewal/service.js';
 import type { PresetService } from './presets/service.js';
+import type { EnrollmentFaceTrustService } from './tak/enrollment-face-trust.js';
 import type { TakReadinessService } from './tak/readiness.js';
 import type { TakPackageService } from './tak/service.js';
 import type { TakEnrollment } from './tak/tak-enrollment.js';
@@ -50,6 +51,8 @@ export interface PortalServices {
   takPackages: TakPackageService;
   takEnrollmentTokens: TakEnrollmentTokens;
   takEnrollment: TakEnrollment;
+  /** Whether phones trust the TAK enrollment face by themselves (product.md §9). */
+  takEnrollmentFaceTrust: EnrollmentFaceTrustService;
   takReadiness: TakReadinessService;
 }
 

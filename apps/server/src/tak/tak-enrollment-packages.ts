@@ -1,5 +1,11 @@
 import { strToU8 } from 'fflate';
-import { buildDataPackage, TAK_PACKAGE_UID_NAMESPACE, truststoreFileName } from './packages.js';
+import {
+  buildDataPackage,
+  settingsFileNames,
+  TAK_PACKAGE_UID_NAMESPACE,
+  truststoreFileName,
+  type PackageFile,
+} from './packages.js';
 import type { Preset } from '@callsign/contract';
 import { entry, group, type Entry } from './server-pref.js';
 import { uuidV5 } from './uuid-v5.js';
@@ -22,7 +28,6 @@ function preferences(groups: readonly (readonly [string, readonly Entry[]])[]): 
 }
 
 const PROFILE_FILE = 'enrollment.pref';
-const TRUST_FILE = 'server.pref';
 
 export interface TakEnrollmentProfileOptions {
   takHost: string;
@@ -69,6 +74,11 @@ export interface TrustPackageOptions {
   /** Certificates only (the chain that validates the enrollment face and the TAK server). */
   truststore: Uint8Array;
   truststorePassword: string;
+  /**
+   * `itak`: iTAK's form, which reads only the unsuffixed certificate keys and, in older
+   * versions, a root `config.pref` (as the iTAK settings package has them); `atak` otherwise.
+   */
+  client: 'atak' | 'itak';
 }
 
 /**
@@ -81,28 +91,38 @@ export interface TrustPackageOptions {
  */
 export function buildTrustPackage(options: TrustPackageOptions): Uint8Array {
   const truststoreFile = truststoreFileName(options.deployment);
-  const pref = preferences([
-    [
-      'cot_streams',
+  const caLocation = `cert/${truststoreFile}`;
+  const app: Entry[] = [entry('displayServerConnectionWidget', true)];
+  if (options.client === 'itak') {
+    app.push(entry('caLocation', caLocation), entry('caPassword', options.truststorePassword));
+  }
+  const pref = strToU8(
+    preferences([
       [
-        entry('count', 1),
-        entry('description0', options.deployment),
-        entry('enabled0', true),
-        entry('connectString0', `${options.takHost}:${options.takPort}:ssl`),
-        entry('caLocation0', `cert/${truststoreFile}`),
-        entry('caPassword0', options.truststorePassword),
-        entry('enrollForCertificateWithTrust0', true),
-        entry('useAuth0', true),
-        entry('username0', options.callsign),
+        'cot_streams',
+        [
+          entry('count', 1),
+          entry('description0', options.deployment),
+          entry('enabled0', true),
+          entry('connectString0', `${options.takHost}:${options.takPort}:ssl`),
+          entry('caLocation0', caLocation),
+          entry('caPassword0', options.truststorePassword),
+          entry('enrollForCertificateWithTrust0', true),
+          entry('useAuth0', true),
+          entry('username0', options.callsign),
+        ],
       ],
-    ],
-    ['com.atakmap.app_preferences', [entry('displayServerConnectionWidget', true)]],
-  ]);
+      ['com.atakmap.app_preferences', app],
+    ]),
+  );
   return buildDataPackage({
-    uid: uuidV5(`${options.takHost}|${options.callsign}|trust`, TAK_PACKAGE_UID_NAMESPACE),
+    uid: uuidV5(
+      `${options.takHost}|${options.callsign}|trust${options.client === 'itak' ? '|itak' : ''}`,
+      TAK_PACKAGE_UID_NAMESPACE,
+    ),
     name: options.deployment,
     files: [
-      [TRUST_FILE, strToU8(pref), 6],
+      ...settingsFileNames(options.client).map((name): PackageFile => [name, pref, 6]),
       [truststoreFile, options.truststore, 0],
     ],
   });

@@ -157,3 +157,27 @@ export function itakServerQr(options: {
   const description = options.deployment.replaceAll(',', ' ');
   return `${description},${options.takHost},${options.takPort},ssl`;
 }
+
+/**
+ * The registration QR code TAK Tracker and TAKAware scan (product.md §14), with the credentials
+ * in it: checked against their parsers (flighttactics/TAKAware `TAKAware/Parsers/
+ * QRCodeParser.swift` at b11532bf, flighttactics/TAKTracker `TAKTracker/Parsers/
+ * QRCodeParser.swift` at 527667ad, and its tests): `serverCredentials.connectionString`
+ * `{host}:{port}:ssl` and `userCredentials.username` / `.password`, every value a string (they
+ * cast both objects to `[String: String]`). `passphrase` first, as ATAK's own registration codes
+ * have it: both apps take a code that splits into exactly four parts at its commas for iTAK's
+ * `{description},{host},{port},ssl`, and without it the §14 form has exactly three commas.
+ */
+export function registrationQr(options: {
+  takHost: string;
+  takPort: number;
+  username: string;
+  token: string;
+}): string {
+  return JSON.stringify({
+    passphrase: 'false',
+    type: 'registration',
+    serverCredentials: { connectionString: `${options.takHost}:${options.takPort}:ssl` },
+    userCredentials: { username: options.username, password: options.token },
+  });
+}

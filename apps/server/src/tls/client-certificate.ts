@@ -17,6 +17,11 @@ export interface RecordedCertificate {
   revokedAt: number | null;
   /** The admin whose code the certificate was minted through; null for the member's own. */
   madeBy?: string | null;
+  /**
+   * A server certificate (`server-cert`, the faces' own): it carries clientAuth too, for a TAK
+   * Server's federation, but is never a member's key.
+   */
+  server?: boolean;
 }
 
 /** Looks a serial up in the record of issued certificates (lower-case hex, no leading zeros). */
@@ -67,7 +72,7 @@ export async function verifyClientCertificate(
 
 /**
  * The checks of every request, after the chain: unexpired now, a single CN, issued and recorded
- * by this portal under that CN, and not revoked. The built-in TLS face and the proxy header
+ * by this portal under that CN, not as a server certificate, and not revoked. The built-in TLS face and the proxy header
  * (forwarded-certificate.ts) both end here.
  */
 export async function checkAgainstRecord(
@@ -80,6 +85,7 @@ export async function checkAgainstRecord(
   const recorded = await lookup(peer.serial);
   if (recorded === undefined) return { status: 'rejected', reason: 'not issued by this portal' };
   if (recorded.revokedAt !== null) return { status: 'rejected', reason: 'revoked' };
+  if (recorded.server === true) return { status: 'rejected', reason: 'not a client certificate' };
   if (recorded.callsign !== peer.commonName) {
     return { status: 'rejected', reason: 'common name does not match the record' };
   }

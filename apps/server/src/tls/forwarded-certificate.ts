@@ -28,6 +28,8 @@ export const CLIENT_VERIFY_HEADER = 'x-ssl-client-verify';
 export const PROXY_SECRET_HEADER = 'x-portal-proxy-secret';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
+/** A server certificate carries clientAuth too (federation): serverAuth tells it apart. */
+const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 
 /** `PORTAL_TRUSTED_PROXIES` (addresses and CIDR ranges) as a test of a peer address. */
 export function trustedProxyMatcher(entries: readonly string[]): (address: string) => boolean {
@@ -126,7 +128,10 @@ export async function verifyForwardedCertificate(
     return { status: 'rejected', reason: 'not yet valid' };
   }
   const purposes = certificate.keyUsage;
-  if (Array.isArray(purposes) && !purposes.includes(CLIENT_AUTH)) {
+  if (
+    Array.isArray(purposes) &&
+    (!purposes.includes(CLIENT_AUTH) || purposes.includes(SERVER_AUTH))
+  ) {
     return { status: 'rejected', reason: 'not a client certificate' };
   }
   return checkAgainstRecord(

@@ -11,6 +11,14 @@ export interface ServerCertificateIssuer {
 
 const RENEW_BEFORE_MS = 30 * 24 * 60 * 60 * 1000;
 
+/** The file stem of the TAK enrollment face's kept certificate (`tak-enroll.crt.pem`). */
+export const TAK_ENROLL_FILE_STEM = 'tak-enroll';
+
+/** Where a listener's certificate from the portal's CA is kept: `{tlsDir}/{stem}.crt.pem`. */
+export function keptCertificateFile(tlsDir: string, stem: string): string {
+  return path.join(tlsDir, `${stem}.crt.pem`);
+}
+
 export interface ServerCredentialOptions {
   /** Names the certificate must cover: `{host}` and `mtls.{host}`. */
   names: string[];
@@ -63,7 +71,7 @@ export async function loadServerCredentials(
     return { cert, key, issued: false };
   }
   const stem = options.fileStem ?? 'server';
-  const certFile = path.join(options.tlsDir, `${stem}.crt.pem`);
+  const certFile = keptCertificateFile(options.tlsDir, stem);
   const keyFile = path.join(options.tlsDir, `${stem}.key.pem`);
   const [cert, key] = await Promise.all([readIfPresent(certFile), readIfPresent(keyFile)]);
   if (cert !== undefined && key !== undefined && stillGood(cert, options.names, now)) {

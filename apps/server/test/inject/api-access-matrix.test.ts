@@ -97,6 +97,7 @@ const SAMPLES: Record<string, unknown> = {
   revoke_keys: false,
   serial: '0a0b0c0d',
   days: '30',
+  client: 'itak',
 };
 
 /** The object schema of a body or query, also when it is optional (invitecode/create). */

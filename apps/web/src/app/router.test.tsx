@@ -43,6 +43,7 @@ function signedInAdmin(
           warnings: ['no-ocsp-check', 'no-crl-fetch'],
         },
         check_command: 'npm run --silent portal -- tak-check',
+        enrollment: null,
       }),
     ),
     http.get(apiPaths.audit, () => HttpResponse.json({ events: [], next_before: null })),

@@ -31,6 +31,30 @@ export const TAK_PRESENCE_WARNINGS = [
 ] as const;
 export type TakPresenceWarning = (typeof TAK_PRESENCE_WARNINGS)[number];
 
+/**
+ * Whether phones trust the TAK enrollment face by themselves (product.md §9): `root`, its
+ * certificate chains to a root ATAK trusts; `setting`, behind the proxy, as
+ * `PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED` says; otherwise why not: `unknown-root` (it chains to
+ * another CA, the portal's own by default), `wrong-host` (not for the TAK host), `expired`,
+ * `not-a-chain`, `no-certificate`.
+ */
+export const TAK_ENROLLMENT_TRUST_BASES = [
+  'root',
+  'setting',
+  'unknown-root',
+  'wrong-host',
+  'expired',
+  'not-a-chain',
+  'no-certificate',
+] as const;
+
+/**
+ * What the readiness card warns about the enrollment face: its public port is not 8446 (ATAK
+ * always enrolls there), phones need the trust package before the QR code works.
+ */
+export const TAK_ENROLLMENT_WARNINGS = ['port-not-8446', 'phones-need-trust-package'] as const;
+export type TakEnrollmentWarning = (typeof TAK_ENROLLMENT_WARNINGS)[number];
+
 /** GET admin/tak-readiness (admin): the TAK side as the portal itself can see it. */
 export const takReadinessResponseSchema = z.object({
   tak: z.object({ host: z.string(), port: z.number().int() }),
@@ -69,6 +93,21 @@ export const takReadinessResponseSchema = z.object({
   }),
   /** The command that checks the rest against the TAK Server itself. */
   check_command: z.string(),
+  /** The TAK enrollment face as phones reach it; null while it is off. */
+  enrollment: z
+    .object({
+      host: z.string(),
+      /** The port TAK clients reach (`PORTAL_TAK_ENROLL_PUBLIC_PORT`; nginx's in proxy mode). */
+      port: z.number().int(),
+      trusted_by_phones: z.boolean(),
+      trust_basis: z.enum(TAK_ENROLLMENT_TRUST_BASES),
+      /** The root it chains to (`root`). */
+      root: z.string().nullable(),
+      /** The issuer its chain stops at (`unknown-root`). */
+      chain_end: z.string().nullable(),
+      warnings: z.array(z.enum(TAK_ENROLLMENT_WARNINGS)),
+    })
+    .nullable(),
 });
 
 export type TakReadinessResponse = z.infer<typeof takReadinessResponseSchema>;

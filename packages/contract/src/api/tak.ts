@@ -9,7 +9,10 @@ export const takPaths = {
   /** POST (admin, an enrollment station): a token for that member. */
   enrollmentTokenFor: (callsign: string) =>
     `${API_PREFIX}/tak/enrollment-token/${encodeURIComponent(callsign)}`,
-  /** GET (the member): the trust package, a zip without any key. */
+  /**
+   * GET (the member): the trust package, a zip without any key; `?client=itak` the form iTAK
+   * reads (unsuffixed keys and a root `config.pref`).
+   */
   trustPackage: `${API_PREFIX}/tak/trust-package`,
   /**
    * GET (anyone, on the public face): the same trust package without a user name, for a phone
@@ -44,6 +47,14 @@ export const takEnrollmentTokenResponseSchema = z.object({
    * one). When false, ATAK imports the trust package before it scans.
    */
   trusted_by_phones: z.boolean(),
+});
+
+/** Which client the trust package is written for: ATAK's form by default, or iTAK's. */
+export const TRUST_PACKAGE_CLIENTS = ['atak', 'itak'] as const;
+export type TrustPackageClient = (typeof TRUST_PACKAGE_CLIENTS)[number];
+
+export const trustPackageQuerySchema = z.object({
+  client: z.enum(TRUST_PACKAGE_CLIENTS).default('atak'),
 });
 
 /** The trust package: a zip (`application/zip`) with the connection and the truststore only. */

@@ -39,6 +39,8 @@ export interface GeneratedKey {
 /** The key pair was made elsewhere (on the member's device); only its public key is here. */
 export interface DeviceKey {
   publicKey: KeyObject;
+  /** TAK Server's channels EKU beside clientAuth: a TAK client that sent its `version`. */
+  takChannels?: boolean;
 }
 
 /** Where the member's public key comes from: the one difference between the two ways to issue. */
@@ -342,6 +344,7 @@ export class MemberIssuer {
       callsign,
       validityDays: this.validityDays,
       publicKey: key.publicKey,
+      ...(key.takChannels === true ? { takChannels: true } : {}),
     });
   }
 

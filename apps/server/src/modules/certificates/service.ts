@@ -219,7 +219,14 @@ export class CertificateService {
   /** For the mTLS face: what the record says about a presented certificate. */
   readonly lookup: CertificateLookup = async (serial) => {
     const found = await findCertificateBySerial(this.db, serial);
-    return found && { callsign: found.callsign, revokedAt: found.revokedAt, madeBy: found.madeBy };
+    return (
+      found && {
+        callsign: found.callsign,
+        revokedAt: found.revokedAt,
+        madeBy: found.madeBy,
+        server: found.purpose === 'server',
+      }
+    );
   };
 
   /** For the OCSP responder: good, revoked (and when), or unknown to this CA's record. */

@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import {
   caPaths,
   iso,
+  type TakEnrollmentWarning,
   type TakPresenceWarning,
   type TakReadinessResponse,
 } from '@callsign/contract';
@@ -10,8 +11,11 @@ import type { Config } from '../../config.js';
 import { truststoreCertificates } from '../../tak/truststore.js';
 import type { RevocationFetch, TakPresence } from '../certificates/presence.js';
 import type { CertificateService } from '../certificates/service.js';
+import type { EnrollmentFaceTrustService } from './enrollment-face-trust.js';
 
 const DAY_MS = 86_400_000;
+/** The port ATAK enrolls on, whatever else it is told (product.md §14). */
+const ATAK_ENROLL_PORT = 8446;
 /** No OCSP request for this long: no TAK Server is checking keys (product.md §13). */
 export const OCSP_SILENCE_WARNING_MS = DAY_MS;
 
@@ -41,6 +45,7 @@ export class TakReadinessService {
     private readonly config: Config,
     private readonly certificates: CertificateService,
     private readonly presence: TakPresence,
+    private readonly faceTrust: EnrollmentFaceTrustService,
     private readonly now: () => Date,
   ) {}
 
@@ -62,6 +67,30 @@ export class TakReadinessService {
       check_command:
         `npm run --silent portal -- tak-check --host ${config.takHost} ` +
         `--port ${config.takPort}`,
+      enrollment: await this.enrollment(),
+    };
+  }
+
+  /**
+   * The enrollment face as phones reach it: ATAK always enrolls on port 8446 of the TAK host, so
+   * another public port is warned about, as is a certificate phones do not trust by themselves
+   * (the QR code alone then fails; members import the trust package first).
+   */
+  private async enrollment(): Promise<TakReadinessResponse['enrollment']> {
+    const face = this.config.takEnroll;
+    const trust = await this.faceTrust.current();
+    if (face === undefined || trust === undefined) return null;
+    const warnings: TakEnrollmentWarning[] = [];
+    if (face.publicPort !== ATAK_ENROLL_PORT) warnings.push('port-not-8446');
+    if (!trust.trusted) warnings.push('phones-need-trust-package');
+    return {
+      host: this.config.takHost,
+      port: face.publicPort,
+      trusted_by_phones: trust.trusted,
+      trust_basis: trust.basis,
+      root: trust.root,
+      chain_end: trust.chainEnd,
+      warnings,
     };
   }
 

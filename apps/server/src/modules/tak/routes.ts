@@ -6,11 +6,12 @@ import {
   takEnrollmentTokenResponseSchema,
   takPaths,
   takReadinessResponseSchema,
+  trustPackageQuerySchema,
   trustPackageResponseSchema,
   type TakEnrollmentTokenResponse,
 } from '@callsign/contract';
 import { NotFoundError } from '../../errors.js';
-import { atakEnrollUri, itakServerQr } from '../../tak/tak-enrollment.js';
+import { atakEnrollUri, itakServerQr, registrationQr } from '../../tak/tak-enrollment.js';
 import type { Actor } from '../auth/actor.js';
 import { callerOf } from '../auth/access.js';
 import type { RouteContext } from '../route-context.js';
@@ -23,7 +24,11 @@ import type { RouteContext } from '../route-context.js';
  */
 export function registerTakEnrollmentRoutes(app: FastifyInstance, context: RouteContext): void {
   const { config } = context;
-  const { takEnrollmentTokens: tokens, takEnrollment: enrollment } = context.services;
+  const {
+    takEnrollmentTokens: tokens,
+    takEnrollment: enrollment,
+    takEnrollmentFaceTrust: faceTrust,
+  } = context.services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   const face = () => {
@@ -34,24 +39,20 @@ export function registerTakEnrollmentRoutes(app: FastifyInstance, context: Route
   };
 
   async function tokenFor(callsign: string, actor: Actor): Promise<TakEnrollmentTokenResponse> {
-    const { publicPort, publiclyTrusted } = face();
+    const { publicPort } = face();
     const issued = await tokens.issue(callsign, actor);
     const { takHost, takPort, deployment } = config;
+    const login = { takHost, takPort, username: issued.callsign, token: issued.token };
     return {
       username: issued.callsign,
       token: issued.token,
       expires_at: issued.expiresAt.toISOString(),
       host: takHost,
       port: publicPort,
-      atak_uri: atakEnrollUri({ takHost, takPort, username: issued.callsign, token: issued.token }),
+      atak_uri: atakEnrollUri(login),
       itak_qr: itakServerQr({ deployment, takHost, takPort }),
-      // Stand-in until issue 28's server part (branch tak28) lands: the §14 registration form.
-      registration_qr: JSON.stringify({
-        type: 'registration',
-        serverCredentials: { connectionString: `${takHost}:${String(takPort)}:ssl` },
-        userCredentials: { username: issued.callsign, password: issued.token },
-      }),
-      trusted_by_phones: publiclyTrusted,
+      registration_qr: registrationQr(login),
+      trusted_by_phones: (await faceTrust.current())?.trusted ?? false,
     };
   }
 
@@ -89,6 +90,7 @@ export function registerTakEnrollmentRoutes(app: FastifyInstance, context: Route
     {
       config: { access: 'member', handsOutKey: true },
       schema: {
+        querystring: trustPackageQuerySchema,
         response: {
           200: {
             description: 'The trust package: a zip without any key',
@@ -100,12 +102,14 @@ export function registerTakEnrollmentRoutes(app: FastifyInstance, context: Route
     async (request, reply) => {
       const { member } = callerOf(request);
       face();
-      const zip = await enrollment.trustPackage(member.callsign);
+      const { client } = request.query;
+      const zip = await enrollment.trustPackage(member.callsign, client);
+      const suffix = client === 'itak' ? '_itak' : '';
       return (reply as FastifyReply)
         .type('application/zip')
         .header(
           'content-disposition',
-          `attachment; filename="${member.callsign}_${config.deployment}_trust.zip"`,
+          `attachment; filename="${member.callsign}_${config.deployment}_trust${suffix}.zip"`,
         )
         .send(Buffer.from(zip));
     },
@@ -116,6 +120,7 @@ export function registerTakEnrollmentRoutes(app: FastifyInstance, context: Route
     {
       config: { access: 'anonymous' },
       schema: {
+        querystring: trustPackageQuerySchema,
         response: {
           200: {
             description: 'The trust package without a user name: a zip without any key',
@@ -124,12 +129,17 @@ export function registerTakEnrollmentRoutes(app: FastifyInstance, context: Route
         },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
       face();
-      const zip = await enrollment.unnamedTrustPackage();
+      const { client } = request.query;
+      const zip = await enrollment.unnamedTrustPackage(client);
+      const suffix = client === 'itak' ? '_itak' : '';
       return (reply as FastifyReply)
         .type('application/zip')
-        .header('content-disposition', `attachment; filename="${config.deployment}_trust.zip"`)
+        .header(
+          'content-disposition',
+          `attachment; filename="${config.deployment}_trust${suffix}.zip"`,
+        )
         .send(Buffer.from(zip));
     },
   );

@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { TYPED_LINE } from '@callsign/contract';
+import { TYPED_LINE, type TrustPackageClient } from '@callsign/contract';
 import { BadCsrError, checkCsr } from '../../ca/csr.js';
 import { BadRequestError, HttpError } from '../../errors.js';
 import { encodePem } from '../../ca/pem.js';
@@ -134,7 +134,8 @@ export class TakEnrollment {
     const issued = await this.certificates.issueForMember({
       callsign: login.callsign,
       purpose: 'tak-enroll',
-      key: { publicKey },
+      // As TAK Server's signClient/v2: the channels EKU for a client that says its version.
+      key: { publicKey, takChannels: device.version !== null },
       actor: {
         callsign: login.callsign,
         clientAddress: device.clientAddress,
@@ -178,30 +179,33 @@ export class TakEnrollment {
    * truststore with the same CAs an enrollment answers (they validate the enrollment face and the
    * TAK server). No key: it is not a credential.
    */
-  /** The unnamed trust package last built, and when (monotonic ms). */
-  private unnamed: { builtAt: number; zip: Promise<Uint8Array> } | undefined;
+  /** The unnamed trust package last built per client flavour, and when (monotonic ms). */
+  private readonly unnamed = new Map<
+    TrustPackageClient,
+    { builtAt: number; zip: Promise<Uint8Array> }
+  >();
 
   /**
    * The trust package without a user name (ATAK then asks for both user name and code): nothing
    * in it is personal or secret (the CA certificates are public files, the TAK host public), so
    * anyone may have it, as a phone that scanned its address off a laptop's screen. Anyone may
-   * ask, and building the truststore costs tens of milliseconds of CPU, so one build serves
-   * every caller for `UNNAMED_TRUST_PACKAGE_TTL_MS` (a failed build is not kept).
+   * ask, and building the truststore costs tens of milliseconds of CPU, so one build per client
+   * flavour serves every caller for `UNNAMED_TRUST_PACKAGE_TTL_MS` (a failed build is not kept).
    */
-  unnamedTrustPackage(): Promise<Uint8Array> {
+  unnamedTrustPackage(client: TrustPackageClient): Promise<Uint8Array> {
     const now = performance.now();
-    if (this.unnamed === undefined || now - this.unnamed.builtAt >= UNNAMED_TRUST_PACKAGE_TTL_MS) {
-      const zip = this.trustPackage('');
-      const built = { builtAt: now, zip };
-      this.unnamed = built;
-      zip.catch(() => {
-        if (this.unnamed === built) this.unnamed = undefined;
-      });
-    }
-    return this.unnamed.zip;
+    const kept = this.unnamed.get(client);
+    if (kept !== undefined && now - kept.builtAt < UNNAMED_TRUST_PACKAGE_TTL_MS) return kept.zip;
+    const zip = this.trustPackage('', client);
+    const built = { builtAt: now, zip };
+    this.unnamed.set(client, built);
+    zip.catch(() => {
+      if (this.unnamed.get(client) === built) this.unnamed.delete(client);
+    });
+    return zip;
   }
 
-  async trustPackage(callsign: string): Promise<Uint8Array> {
+  async trustPackage(callsign: string, client: TrustPackageClient): Promise<Uint8Array> {
     const truststore = await buildTrustStorePkcs12({
       certificatesPem: (await this.caCertificates()).map((der) => encodePem('CERTIFICATE', der)),
       password: this.settings.truststorePassword,
@@ -214,6 +218,7 @@ export class TakEnrollment {
       callsign,
       truststore,
       truststorePassword: this.settings.truststorePassword,
+      client,
     });
   }
 }

@@ -26,6 +26,7 @@ function answer(token: string, trusted: boolean): TakEnrollmentTokenResponse {
     atak_uri: `tak://com.atakmap.app/enroll?host=tak.demo.example&username=Alpha1&token=${token}`,
     itak_qr: 'demo,tak.demo.example,8089,ssl',
     registration_qr: JSON.stringify({
+      passphrase: 'false',
       type: 'registration',
       serverCredentials: { connectionString: 'tak.demo.example:8089:ssl' },
       userCredentials: { username: 'Alpha1', password: token },

@@ -44,6 +44,15 @@ const FACTS: TakReadinessResponse = {
     warnings: [],
   },
   check_command: 'npm run --silent portal -- tak-check --host tak.example.org --port 8089',
+  enrollment: {
+    host: 'tak.example.org',
+    port: 8446,
+    trusted_by_phones: true,
+    trust_basis: 'root',
+    root: 'ISRG Root X1',
+    chain_end: null,
+    warnings: [],
+  },
 };
 
 function serve(facts: TakReadinessResponse) {
@@ -132,6 +141,50 @@ describe('the TAK readiness card', () => {
     );
   });
 
+  it('shows where phones enroll and that the QR code alone works there', async () => {
+    serve(FACTS);
+    renderWithProviders(<TakReadinessCard />);
+    expect(await screen.findByText('tak.example.org:8446')).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        'Phones trust its certificate by themselves (it chains to ISRG Root X1): the QR code alone enrolls.',
+      ),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/port 8446 of the TAK host|trust package/)).toBeNull();
+  });
+
+  it('warns when the public port is not 8446 and phones need the trust package', async () => {
+    serve({
+      ...FACTS,
+      enrollment: {
+        host: 'tak.example.org',
+        port: 9446,
+        trusted_by_phones: false,
+        trust_basis: 'unknown-root',
+        root: null,
+        chain_end: 'Callsign Portal Root CA',
+        warnings: ['port-not-8446', 'phones-need-trust-package'],
+      },
+    });
+    renderWithProviders(<TakReadinessCard />);
+    expect(await screen.findByText('tak.example.org:9446')).toBeInTheDocument();
+    expect(
+      screen.getByText(/on port 9446, but ATAK always enrolls on port 8446 of the TAK host/),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        /Phones will need the trust package before the QR code works: its certificate chains to Callsign Portal Root CA, not to a root ATAK trusts\./,
+      ),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/the QR code alone enrolls/)).toBeNull();
+  });
+
+  it('says when TAK enrollment is off', async () => {
+    serve({ ...FACTS, enrollment: null });
+    renderWithProviders(<TakReadinessCard />);
+    expect(await screen.findByText(/^Off \(PORTAL_TAK_ENROLL_PORT=off\)/)).toBeInTheDocument();
+  });
+
   it('speaks Finnish', async () => {
     serve(FACTS);
     renderWithProviders(<TakReadinessCard />, { language: 'fi' });
@@ -143,5 +196,7 @@ describe('the TAK readiness card', () => {
     expect(
       screen.getByText('TAK-palvelin osoitteessa 10.0.0.5 tarkisti avaimen 2 minuuttia sitten'),
     ).toBeInTheDocument();
+    expect(screen.getByText('Mistä puhelimet hakevat varmenteen')).toBeInTheDocument();
+    expect(screen.getByText(/pelkkä QR-koodi riittää/)).toBeInTheDocument();
   });
 });

@@ -55,6 +55,47 @@ function Presence({ presence }: { presence: TakReadinessResponse['presence'] }) 
 }
 
 /**
+ * Where phones enroll (host and the port they reach), whether they trust its certificate by
+ * themselves, and the warnings: a public port other than ATAK's fixed 8446, and phones that will
+ * need the trust package before the QR code works.
+ */
+function Enrollment({ enrollment }: { enrollment: TakReadinessResponse['enrollment'] }) {
+  const { t } = useTranslation();
+  if (enrollment === null) return <p>{t('admin.readiness.enrollment_off')}</p>;
+  const { host, port, root, chain_end: chainEnd, trust_basis: basis } = enrollment;
+  return (
+    <div className="text-sm">
+      <span className="font-mono text-base">
+        {host}:{port}
+      </span>
+      {enrollment.trusted_by_phones && (
+        <p>
+          {basis === 'root'
+            ? t('admin.readiness.trusted_root', { root: root ?? '' })
+            : t('admin.readiness.trusted_setting')}
+        </p>
+      )}
+      {enrollment.warnings.length > 0 && (
+        <ul className="mt-1 flex flex-col gap-1">
+          {enrollment.warnings.map((warning) => (
+            <li key={warning} className="rounded-md bg-amber-50 p-2 text-amber-900">
+              {t(`admin.readiness.warning_${warning}`, {
+                host,
+                port,
+                why:
+                  basis === 'root'
+                    ? ''
+                    : t(`admin.readiness.why_${basis}`, { host, chainEnd: chainEnd ?? '' }),
+              })}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/**
  * The admin home's TAK readiness: the TAK server the packages point at, the truststore they
  * carry, the CRL a TAK Server loads, and the tak-check command for what only a connection shows.
  */
@@ -75,6 +116,9 @@ export function TakReadinessCard() {
             <span className="font-mono">
               {facts.tak.host}:{facts.tak.port}
             </span>
+          </Fact>
+          <Fact label={t('admin.readiness.enrollment')}>
+            <Enrollment enrollment={facts.enrollment} />
           </Fact>
           <Fact label={t('admin.readiness.truststore')}>
             {facts.truststore.source === 'file'
