@@ -84,6 +84,8 @@ export interface InviteCodesTable {
   reserved_callsign: ImmutableDefaulted<string | null>;
   /** The bulk call that made the slip. */
   batch_id: ImmutableDefaulted<string | null>;
+  /** The groups it gives the member it admits: JSON `[{"name","direction"}]`; null: none. */
+  tak_groups: ImmutableDefaulted<string | null>;
 }
 
 /** Admin, exchange and renewal codes, stored only as a hash. */
@@ -180,6 +182,25 @@ export interface TakEnrollmentTokensTable {
   made_by: string | null;
 }
 
+/** A group (product.md §15): TAK Server's group, owned by the portal. */
+export interface GroupsTable {
+  name: Immutable<string>;
+  description: Defaulted<string>;
+  created_at: Immutable<number>;
+  created_by: Immutable<string | null>;
+}
+
+/** TAK Server's direction: `both`, `in` (may send) or `out` (receives only). */
+export type GroupDirection = 'both' | 'in' | 'out';
+
+/** A member's place in a group. */
+export interface MemberGroupsTable {
+  callsign: Immutable<string>;
+  group_name: Immutable<string>;
+  direction: Defaulted<GroupDirection>;
+  added_at: number;
+}
+
 export interface Database {
   members: MembersTable;
   member_roles: MemberRolesTable;
@@ -192,4 +213,6 @@ export interface Database {
   failure_windows: FailureWindowsTable;
   tak_enrollment_tokens: TakEnrollmentTokensTable;
   revocation_fetches: RevocationFetchesTable;
+  groups: GroupsTable;
+  member_groups: MemberGroupsTable;
 }
