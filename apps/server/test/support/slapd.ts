@@ -7,6 +7,8 @@ import { REPO_ROOT } from './repo.js';
 
 /** What scripts/with-slapd.sh makes: the directory a TAK unit would have (see the script). */
 export interface SlapdDirectory {
+  /** The instance's own folder (its configuration and data): a test may keep files there. */
+  dataDir: string;
   url: string;
   suffix: string;
   baseDn: string;
@@ -55,6 +57,7 @@ export async function startSlapd(): Promise<SlapdDirectory> {
     return value;
   };
   const directory: SlapdDirectory = {
+    dataDir: dir,
     url: get('URL'),
     suffix: get('SUFFIX'),
     baseDn: get('BASE_DN'),
