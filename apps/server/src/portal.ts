@@ -1,3 +1,4 @@
+import { rootCertificates } from 'node:tls';
 import { mkdir } from 'node:fs/promises';
 import { CertificateAuthority } from './ca/authority.js';
 import { KeyPool, type KeyPairSupply } from './ca/key-pool.js';
@@ -225,6 +226,9 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
         bindDn: ldap.bindDn,
         bindPassword: ldap.bindPassword,
         layout: { baseDn: ldap.baseDn, groupPrefix: ldap.groupPrefix },
+        // ldaps:// to a server whose certificate the portal's CA issued (`server-cert`), or
+        // a public one.
+        trustedCaPem: [...rootCertificates, ca.chainPem],
       }),
       readState: () => services.groups.directoryState(),
       now,

@@ -27,6 +27,8 @@ export interface LdapDirectoryOptions {
   layout: Layout;
   /** How long one connection or operation may take. */
   timeoutMs?: number;
+  /** The certificates an ldaps:// server's chain may end in (PEM); absent: Node's defaults. */
+  trustedCaPem?: readonly string[];
 }
 
 /** Why the directory could not be brought to the database's truth, in words for an operator. */
@@ -148,8 +150,13 @@ export class LdapDirectory {
   }
 
   private async withClient<T>(work: (client: Client) => Promise<T>): Promise<T> {
-    const { url, bindDn, bindPassword, timeoutMs = 5000 } = this.options;
-    const client = new Client({ url, timeout: timeoutMs, connectTimeout: timeoutMs });
+    const { url, bindDn, bindPassword, timeoutMs = 5000, trustedCaPem } = this.options;
+    const client = new Client({
+      url,
+      timeout: timeoutMs,
+      connectTimeout: timeoutMs,
+      ...(trustedCaPem === undefined ? {} : { tlsOptions: { ca: [...trustedCaPem] } }),
+    });
     try {
       try {
         await client.bind(bindDn, bindPassword);
