@@ -71,6 +71,10 @@ index member eq
 
 overlay memberof
 
+# The portal reads its whole subtree back at each sync: no size limit for its account (slapd's
+# default, 500 entries, binds paged searches too, in total).
+limits dn.exact="$portal_dn" size=unlimited
+
 access to attrs=userPassword
   by anonymous auth
   by * none

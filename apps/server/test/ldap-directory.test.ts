@@ -276,9 +276,8 @@ describe('a directory the portal cannot use', () => {
     }
   });
 
-  it('publishes with the least-privileged account of the test directory', async () => {
-    const dir = os.tmpdir();
-    const passwordFile = path.join(dir, `ldap-portal-${process.pid}`);
+  it("publishes with the least-privileged account, past the server's size limit of 500 entries", async () => {
+    const passwordFile = path.join(os.tmpdir(), `ldap-portal-${process.pid}`);
     await writeFile(passwordFile, slapd.portalPassword, { mode: 0o600 });
     const portal = await openInjectPortal({
       env: {
@@ -289,11 +288,36 @@ describe('a directory the portal cannot use', () => {
       },
     });
     try {
-      await portal.addMember('Solo1');
-      expect(await portal.portal.directory?.syncNow()).toMatchObject({ inSync: true });
-      expect(
-        (await slapd.search(`ou=users,${slapd.baseDn}`, { scope: 'one' })).map((e) => e.cn),
-      ).toEqual(['Solo1']);
+      const at = Date.now();
+      const callsigns = Array.from({ length: 600 }, (_, i) => `Many${String(i).padStart(3, '0')}`);
+      await portal.portal.database.db
+        .insertInto('members')
+        .values(
+          callsigns.map((callsign) => ({
+            callsign,
+            status: 'active' as const,
+            invite_code: null,
+            created_at: at,
+            updated_at: at,
+            revoked_at: null,
+          })),
+        )
+        .execute();
+      const first = await portal.portal.directory?.syncNow();
+      expect(first, JSON.stringify(first)).toMatchObject({ inSync: true });
+      // The next sync reads all 600 back (as the portal's account, which the size limit binds).
+      await portal.portal.database.db
+        .updateTable('members')
+        .set({ status: 'revoked', revoked_at: at })
+        .where('callsign', '=', 'Many000')
+        .execute();
+      const status = await portal.portal.directory?.syncNow();
+      expect(status, JSON.stringify(status)).toMatchObject({
+        inSync: true,
+        lastChanges: { added: 0, modified: 0, deleted: 1 },
+      });
+      const published = await slapd.search(`ou=users,${slapd.baseDn}`, { scope: 'one' });
+      expect(published).toHaveLength(599);
     } finally {
       await portal.destroy();
     }

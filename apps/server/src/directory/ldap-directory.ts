@@ -4,6 +4,7 @@ import {
   Client,
   InvalidCredentialsError,
   NoSuchObjectError,
+  SizeLimitExceededError,
   type Entry as LdapEntry,
 } from 'ldapts';
 import {
@@ -30,6 +31,9 @@ export interface LdapDirectoryOptions {
   /** The certificates an ldaps:// server's chain may end in (PEM); absent: Node's defaults. */
   trustedCaPem?: readonly string[];
 }
+
+/** Entries a search asks for at a time (the paged-results control, RFC 2696). */
+export const SEARCH_PAGE_SIZE = 200;
 
 /** Why the directory could not be brought to the database's truth, in words for an operator. */
 export class DirectoryUnavailableError extends Error {
@@ -137,14 +141,21 @@ export class LdapDirectory {
   /** The entries one level below `dn`; undefined when `dn` does not exist. */
   private async searchChildren(client: Client, dn: string): Promise<Entry[] | undefined> {
     try {
+      // In pages: a server's size limit (slapd's default is 500 entries) applies per page.
       const { searchEntries } = await client.search(dn, {
         scope: 'one',
         filter: '(objectClass=*)',
         attributes: [...MANAGED_ATTRIBUTES],
+        paged: { pageSize: SEARCH_PAGE_SIZE },
       });
       return searchEntries.map((entry) => ({ dn: entry.dn, attributes: attributesOf(entry) }));
     } catch (error) {
       if (error instanceof NoSuchObjectError) return undefined;
+      if (error instanceof SizeLimitExceededError) {
+        throw new DirectoryUnavailableError(
+          `The directory lists at most a size limit of entries under ${dn} to ${this.options.bindDn}: lift it for that account (OpenLDAP: limits dn.exact="${this.options.bindDn}" size=unlimited, as deploy/ldap/slapd.conf.template has it)`,
+        );
+      }
       throw error;
     }
   }
@@ -155,7 +166,10 @@ export class LdapDirectory {
       url,
       timeout: timeoutMs,
       connectTimeout: timeoutMs,
-      ...(trustedCaPem === undefined ? {} : { tlsOptions: { ca: [...trustedCaPem] } }),
+      // Only for ldaps://: ldapts opens TLS whenever it is given TLS options, on ldap:// too.
+      ...(trustedCaPem === undefined || !url.toLowerCase().startsWith('ldaps:')
+        ? {}
+        : { tlsOptions: { ca: [...trustedCaPem] } }),
     });
     try {
       try {
