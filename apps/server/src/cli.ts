@@ -16,6 +16,7 @@ import { createAdminCode } from './modules/firstuser/admin-code.js';
 import { revokeMember } from './commands/revoke-member.js';
 import { NO_DIRECTORY, thenPublish } from './directory/changes.js';
 import type { Difference } from './directory/ldap-directory.js';
+import { userAuthenticationFile } from './tak/user-authentication-file.js';
 import { runTakCheck, type CheckLine } from './cli/tak-check/run.js';
 import { readVersion } from './version.js';
 
@@ -48,6 +49,10 @@ Commands:
   ldap sync [--dry-run]    Bring the LDAP directory (PORTAL_LDAP_*) to the database's truth
                            now and print what changed; with --dry-run print what would
                            change (add, modify, delete, one entry a line) and write nothing.
+  tak user-file            Write TAK Server's UserAuthenticationFile.xml: every active member by
+                           callsign and the fingerprint of their newest key, with their groups
+                           (groupList, groupListIN, groupListOUT). Option: --out FILE (written
+                           beside and renamed into place; default: stdout).
   tak crl-bundle           Write one PEM file holding the portal's CRL and the CRL of every
                            other CA the TAK Server trusts, for TAK Server's <crl> (docs/tak.md).
                            Options: --also FILE... (another CA's CRL, PEM or DER; each must be
@@ -132,6 +137,18 @@ async function readExistingClient(value: string | undefined) {
   }
 }
 
+/** Writes `text` to `out` through a file beside it and a rename: a reader never sees half. */
+async function replaceFile(out: string, text: string): Promise<void> {
+  const staged = `${out}.new.${process.pid}`;
+  try {
+    await writeFile(staged, text, { mode: 0o644 });
+    await rename(staged, out);
+  } catch (error) {
+    await rm(staged, { force: true });
+    throw error;
+  }
+}
+
 /** `tak crl-bundle [--also FILE...] [--out FILE]`: every positional is one more CRL file. */
 async function writeCrlBundle(portal: Portal, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -171,15 +188,30 @@ async function writeCrlBundle(portal: Portal, args: string[]): Promise<void> {
   }
   // Same folder, then rename: a TAK Server starting meanwhile never reads half a file.
   const out = path.resolve(values.out);
-  const staged = `${out}.new.${process.pid}`;
-  try {
-    await writeFile(staged, bundle.pem, { mode: 0o644 });
-    await rename(staged, out);
-  } catch (error) {
-    await rm(staged, { force: true });
-    throw error;
-  }
+  await replaceFile(out, bundle.pem);
   process.stdout.write(`CRL bundle of ${bundle.crls.length} CRL(s) written to ${out}:\n${summary}`);
+}
+
+/** `tak user-file [--out FILE]`: TAK Server's UserAuthenticationFile.xml (docs/tak.md). */
+async function writeUserFile(portal: Portal, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { out: { type: 'string' } },
+  });
+  if (positionals.length > 0) throw new UsageError('tak user-file takes no arguments');
+  const users = await portal.services.groups.userFile();
+  const xml = userAuthenticationFile(users);
+  const withKey = users.filter((user) => user.fingerprint !== undefined).length;
+  const summary = `UserAuthenticationFile.xml: ${users.length} member(s), ${withKey} with a key fingerprint\n`;
+  if (values.out === undefined) {
+    process.stdout.write(xml);
+    process.stderr.write(summary);
+    return;
+  }
+  const out = path.resolve(values.out);
+  await replaceFile(out, xml);
+  process.stdout.write(`${summary.trimEnd()}, written to ${out}\n`);
 }
 
 /** One line per entry a sync adds, changes or deletes. */
@@ -326,7 +358,13 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
     migrate: true,
     async run(portal, args) {
       const [sub, ...rest] = args;
-      if (sub !== 'crl-bundle') throw new UsageError('tak takes a subcommand: crl-bundle');
+      if (sub === 'user-file') {
+        await writeUserFile(portal, rest);
+        return;
+      }
+      if (sub !== 'crl-bundle') {
+        throw new UsageError('tak takes a subcommand: crl-bundle or user-file');
+      }
       await writeCrlBundle(portal, rest);
     },
   },

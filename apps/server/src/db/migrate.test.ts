@@ -495,6 +495,11 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     expect(await handle.db.selectFrom('invite_codes').select('tak_groups').execute()).toEqual([
       { tak_groups: null },
     ]);
+    const columns = async (table: string) =>
+      (await handle.db.introspection.getTables())
+        .find((found) => found.name === table)
+        ?.columns.map((column) => column.name) ?? [];
+    expect(await columns('issued_certificates')).toContain('sha256_fingerprint');
     await handle.db
       .insertInto('groups')
       .values({ name: 'Red', created_at: at, created_by: null })
@@ -514,6 +519,7 @@ describe.each(testEngines())('migrations on $name', (engine) => {
       .find((table) => table.name === 'invite_codes')
       ?.columns.map((column) => column.name);
     expect(inviteColumns).not.toContain('tak_groups');
+    expect(await columns('issued_certificates')).not.toContain('sha256_fingerprint');
   });
 
   it.runIf(engine.name === 'postgres')(

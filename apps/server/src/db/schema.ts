@@ -119,6 +119,8 @@ export interface IssuedCertificatesTable {
   /** When an OCSP request last asked about this key (at most once a minute), and from where. */
   last_checked_at: Defaulted<number | null>;
   last_checked_from: Defaulted<string | null>;
+  /** SHA-256 of the DER, as TAK Server writes it (ca/fingerprint.ts); null: issued before 0012. */
+  sha256_fingerprint: ImmutableDefaulted<string | null>;
 }
 
 /** What a relying party fetched last, per kind: one row each for `ocsp` and `crl`. */

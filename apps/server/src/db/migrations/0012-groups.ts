@@ -7,8 +7,10 @@ import { sql, type Kysely } from 'kysely';
 //   send, `out`: receives only). The callsign as the members row has it, the group's name as
 //   its row has it.
 // - `invite_codes.tak_groups`: the groups an invite (or a bulk batch's slip) gives the member it
-//   admits, as JSON `[{"name","direction"}]`; null: none. A backup taken before this migration
-//   restores as it is.
+//   admits, as JSON `[{"name","direction"}]`; null: none.
+// - `issued_certificates.sha256_fingerprint`: the certificate's SHA-256 fingerprint as TAK Server
+//   writes it (ca/fingerprint.ts), for UserAuthenticationFile.xml; null for those issued before.
+// A backup taken before this migration restores as it is.
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -38,9 +40,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .column('group_name')
     .execute();
   await db.schema.alterTable('invite_codes').addColumn('tak_groups', 'text').execute();
+  await db.schema
+    .alterTable('issued_certificates')
+    .addColumn('sha256_fingerprint', 'text')
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('issued_certificates').dropColumn('sha256_fingerprint').execute();
   await db.schema.alterTable('invite_codes').dropColumn('tak_groups').execute();
   await db.schema.dropTable('member_groups').execute();
   await db.schema.dropTable('groups').execute();

@@ -217,3 +217,29 @@ export async function readDirectoryState(executor: Executor): Promise<DirectoryS
     })),
   };
 }
+
+/**
+ * The newest SHA-256 fingerprint of each active member's live keys (not revoked, not expired;
+ * any purpose but server), by callsign; a member whose keys predate the fingerprints has none.
+ */
+export async function newestKeyFingerprints(
+  executor: Executor,
+  now: number,
+): Promise<Map<string, string>> {
+  const rows = await executor
+    .selectFrom('issued_certificates')
+    .innerJoin('members', 'members.callsign', 'issued_certificates.callsign')
+    .select(['issued_certificates.callsign', 'issued_certificates.sha256_fingerprint'])
+    .where('members.status', '=', 'active')
+    .where('issued_certificates.purpose', '!=', 'server')
+    .where('issued_certificates.revoked_at', 'is', null)
+    .where('issued_certificates.not_after', '>', now)
+    .where('issued_certificates.sha256_fingerprint', 'is not', null)
+    .orderBy('issued_certificates.issued_at', 'asc')
+    .execute();
+  const newest = new Map<string, string>();
+  for (const row of rows) {
+    if (row.sha256_fingerprint !== null) newest.set(row.callsign, row.sha256_fingerprint);
+  }
+  return newest;
+}

@@ -4,6 +4,7 @@ import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/service.js';
+import type { UserFileEntry } from '../../tak/user-authentication-file.js';
 import type { Actor } from '../auth/actor.js';
 import { findMember } from '../people/service.js';
 import { NO_DIRECTORY, thenPublish, type DirectoryChanges } from '../../directory/changes.js';
@@ -16,6 +17,7 @@ import {
   insertMemberGroups,
   listGroups,
   listMemberGroups,
+  newestKeyFingerprints,
   readDirectoryState,
   replaceMemberGroups,
   type DirectoryState,
@@ -98,6 +100,25 @@ export class GroupService {
       .transaction()
       .setIsolationLevel('repeatable read')
       .execute((trx) => readDirectoryState(trx));
+  }
+
+  /**
+   * What UserAuthenticationFile.xml lists (product.md §15, docs/tak.md): every active member by
+   * callsign, the newest live key's fingerprint, their groups with the direction.
+   */
+  userFile(): Promise<UserFileEntry[]> {
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const state = await readDirectoryState(trx);
+        const fingerprints = await newestKeyFingerprints(trx, this.now().getTime());
+        return state.members.map((member) => ({
+          identifier: member.callsign,
+          fingerprint: fingerprints.get(member.callsign),
+          groups: member.groups,
+        }));
+      });
   }
 
   /** A new group; 409 when one of that name exists in any case. */
