@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
-import { openPortal, type Portal } from '../src/portal.js';
+import type { Portal } from '../src/portal.js';
+import { withPortalIn } from './support/data-dir-portal.js';
 import { insertMember } from '../src/modules/people/repository.js';
 import { run } from './support/processes.js';
 import { SERVER_DIST } from './support/repo.js';
@@ -21,16 +21,8 @@ let env: NodeJS.ProcessEnv;
 const cli = (args: string[], extra: NodeJS.ProcessEnv = env) =>
   run('node', [CLI, ...args], { cwd: workDir, env: extra });
 
-async function withPortal<T>(work: (portal: Portal) => Promise<T>): Promise<T> {
-  const portal = await openPortal(loadConfig({ PORTAL_DATA_DIR: path.join(workDir, 'data') }), {
-    migrate: true,
-  });
-  try {
-    return await work(portal);
-  } finally {
-    await portal.close();
-  }
-}
+const withPortal = <T>(work: (portal: Portal) => Promise<T>): Promise<T> =>
+  withPortalIn(workDir, work);
 
 const userCns = async () =>
   (await slapd.search(`ou=users,${slapd.baseDn}`, { scope: 'one' }).catch(() => []))

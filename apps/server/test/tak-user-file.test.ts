@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
-import { openPortal, type Portal } from '../src/portal.js';
+import type { Portal } from '../src/portal.js';
+import { withPortalIn } from './support/data-dir-portal.js';
 import { insertMember } from '../src/modules/people/repository.js';
 import { run } from './support/processes.js';
 import { REPO_ROOT, SERVER_DIST } from './support/repo.js';
@@ -23,16 +23,8 @@ let workDir: string;
 let env: NodeJS.ProcessEnv;
 const keys: Record<string, string> = {};
 
-async function withPortal<T>(work: (portal: Portal) => Promise<T>): Promise<T> {
-  const portal = await openPortal(loadConfig({ PORTAL_DATA_DIR: path.join(workDir, 'data') }), {
-    migrate: true,
-  });
-  try {
-    return await work(portal);
-  } finally {
-    await portal.close();
-  }
-}
+const withPortal = <T>(work: (portal: Portal) => Promise<T>): Promise<T> =>
+  withPortalIn(workDir, work);
 
 beforeAll(async () => {
   workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-user-file-'));
