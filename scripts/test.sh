@@ -13,7 +13,7 @@ require_node
 # (pdftotext, pdftoppm) and zbar read back the bulk slips Chromium printed to PDF; prometheus's
 # promtool checks the alert rules in deploy/prometheus and runs their unit tests.
 ensure_debian_packages openssl curl ca-certificates postgresql chromium libnss3-tools libxml2-utils \
-  unzip nginx-light default-jre-headless systemd poppler-utils zbar-tools prometheus
+  unzip nginx-light default-jre-headless systemd poppler-utils zbar-tools prometheus slapd ldap-utils
 ensure_npm_dependencies
 ensure_build
 

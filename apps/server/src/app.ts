@@ -38,6 +38,7 @@ import { registerInvitesRoutes } from './modules/invites/routes.js';
 import { registerKeyLifecycleRoutes, registerKeysRoutes } from './modules/keys/routes.js';
 import { registerPeopleRoutes } from './modules/people/routes.js';
 import { registerPresetRoutes } from './modules/presets/routes.js';
+import { registerGroupRoutes } from './modules/groups/routes.js';
 import { registerBulkRoutes } from './modules/bulk/routes.js';
 import { registerTakEnrollmentRoutes, registerTakReadinessRoutes } from './modules/tak/routes.js';
 import type { RouteContext } from './modules/route-context.js';
@@ -160,6 +161,7 @@ export async function buildApp(
   registerPeopleRoutes(app, context);
   registerInvitesRoutes(app, context);
   registerPresetRoutes(app, context);
+  registerGroupRoutes(app, context);
   registerBulkRoutes(app, context);
   registerKeysRoutes(app, context);
   registerKeyLifecycleRoutes(app, context);

@@ -16,6 +16,9 @@ import { migrateToLatest } from './db/migrate.js';
 import { ForbiddenError, HttpError } from './errors.js';
 import { createAdminCode } from './modules/firstuser/admin-code.js';
 import { revokeMember } from './commands/revoke-member.js';
+import { NO_DIRECTORY, thenPublish } from './directory/changes.js';
+import type { Difference } from './directory/ldap-directory.js';
+import { userAuthenticationFile } from './tak/user-authentication-file.js';
 import { runTakCheck, type CheckLine } from './cli/tak-check/run.js';
 import { readVersion } from './version.js';
 
@@ -45,6 +48,13 @@ Commands:
                            --address IP (connect there instead of resolving NAME),
                            --timeout SECONDS (default 10), --existing-client PFX[:PASSWORD]
                            (a key of a CA the server trusted before: still accepted?).
+  ldap sync [--dry-run]    Bring the LDAP directory (PORTAL_LDAP_*) to the database's truth
+                           now and print what changed; with --dry-run print what would
+                           change (add, modify, delete, one entry a line) and write nothing.
+  tak user-file            Write TAK Server's UserAuthenticationFile.xml: every active member by
+                           callsign and the fingerprint of their newest key, with their groups
+                           (groupList, groupListIN, groupListOUT). Option: --out FILE (written
+                           beside and renamed into place; default: stdout).
   tak crl-bundle           Write one PEM file holding the portal's CRL and the CRL of every
                            other CA the TAK Server trusts, for TAK Server's <crl> (docs/tak.md).
                            Options: --also FILE... (another CA's CRL, PEM or DER; each must be
@@ -135,6 +145,18 @@ async function readExistingClient(value: string | undefined) {
   }
 }
 
+/** Writes `text` to `out` through a file beside it and a rename: a reader never sees half. */
+async function replaceFile(out: string, text: string): Promise<void> {
+  const staged = `${out}.new.${process.pid}`;
+  try {
+    await writeFile(staged, text, { mode: 0o644 });
+    await rename(staged, out);
+  } catch (error) {
+    await rm(staged, { force: true });
+    throw error;
+  }
+}
+
 /** `tak crl-bundle [--also FILE...] [--out FILE]`: every positional is one more CRL file. */
 async function writeCrlBundle(portal: Portal, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -174,15 +196,39 @@ async function writeCrlBundle(portal: Portal, args: string[]): Promise<void> {
   }
   // Same folder, then rename: a TAK Server starting meanwhile never reads half a file.
   const out = path.resolve(values.out);
-  const staged = `${out}.new.${process.pid}`;
-  try {
-    await writeFile(staged, bundle.pem, { mode: 0o644 });
-    await rename(staged, out);
-  } catch (error) {
-    await rm(staged, { force: true });
-    throw error;
-  }
+  await replaceFile(out, bundle.pem);
   process.stdout.write(`CRL bundle of ${bundle.crls.length} CRL(s) written to ${out}:\n${summary}`);
+}
+
+/** `tak user-file [--out FILE]`: TAK Server's UserAuthenticationFile.xml (docs/tak.md). */
+async function writeUserFile(portal: Portal, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { out: { type: 'string' } },
+  });
+  if (positionals.length > 0) throw new UsageError('tak user-file takes no arguments');
+  const users = await portal.services.groups.userFile();
+  const xml = userAuthenticationFile(users);
+  const withKey = users.filter((user) => user.fingerprint !== undefined).length;
+  const summary = `UserAuthenticationFile.xml: ${users.length} member(s), ${withKey} with a key fingerprint\n`;
+  if (values.out === undefined) {
+    process.stdout.write(xml);
+    process.stderr.write(summary);
+    return;
+  }
+  const out = path.resolve(values.out);
+  await replaceFile(out, xml);
+  process.stdout.write(`${summary.trimEnd()}, written to ${out}\n`);
+}
+
+/** One line per entry a sync adds, changes or deletes. */
+function describeDifference(diff: Difference): string {
+  return [
+    ...diff.add.map((entry) => `add    ${entry.dn}\n`),
+    ...diff.modify.map(({ dn, replace }) => `modify ${dn} (${Object.keys(replace).join(', ')})\n`),
+    ...diff.delete.map((dn) => `delete ${dn}\n`),
+  ].join('');
 }
 
 /** Commands that work on the database and the data directory as files, without opening the CA. */
@@ -265,11 +311,15 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
       if (args.length !== 1) throw new UsageError('revoke takes exactly one CALLSIGN');
       const callsign = callsignSchema.safeParse(args[0]);
       if (!callsign.success) throw new UsageError(`"${args[0] ?? ''}" is not a callsign`);
-      const result = await revokeMember(portal.database.db, portal.certificates, {
-        callsign: callsign.data,
-        actor: 'cli',
-        clientAddress: null,
-      });
+      // With a directory, the member leaves it now (closing the portal waits for the sync).
+      const result = await thenPublish(
+        portal.directory ?? NO_DIRECTORY,
+        revokeMember(portal.database.db, portal.certificates, {
+          callsign: callsign.data,
+          actor: 'cli',
+          clientAddress: null,
+        }),
+      );
       if (result === undefined) {
         throw new UsageError(`no member ${callsign.data} to revoke (unknown or revoked already)`);
       }
@@ -327,8 +377,52 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
     migrate: true,
     async run(portal, args) {
       const [sub, ...rest] = args;
-      if (sub !== 'crl-bundle') throw new UsageError('tak takes a subcommand: crl-bundle');
+      if (sub === 'user-file') {
+        await writeUserFile(portal, rest);
+        return;
+      }
+      if (sub !== 'crl-bundle') {
+        throw new UsageError('tak takes a subcommand: crl-bundle or user-file');
+      }
       await writeCrlBundle(portal, rest);
+    },
+  },
+  ldap: {
+    migrate: true,
+    async run(portal, args) {
+      const [sub, ...rest] = args;
+      if (sub !== 'sync') throw new UsageError('ldap takes a subcommand: sync');
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { 'dry-run': { type: 'boolean', default: false } },
+      });
+      if (positionals.length > 0) throw new UsageError('ldap sync takes no arguments');
+      const { directory } = portal;
+      if (directory === undefined) {
+        throw new UsageError(
+          'no directory configured: set PORTAL_LDAP_URL, PORTAL_LDAP_BIND_DN, PORTAL_LDAP_BIND_PASSWORD_FILE and PORTAL_LDAP_BASE_DN (docs/directory.md)',
+        );
+      }
+      const target = `${portal.config.ldap?.url ?? ''} ${portal.config.ldap?.baseDn ?? ''}`;
+      if (values['dry-run']) {
+        const diff = await directory.dryRun();
+        process.stdout.write(describeDifference(diff));
+        process.stdout.write(
+          `ldap sync --dry-run (${target}): ${diff.add.length} to add, ${diff.modify.length} to modify, ${diff.delete.length} to delete; nothing written\n`,
+        );
+        return 0;
+      }
+      const status = await directory.syncNow();
+      if (!status.inSync) {
+        process.stderr.write(`ldap sync (${target}) failed: ${status.lastError ?? 'unknown'}\n`);
+        return 1;
+      }
+      const changes = status.lastChanges ?? { added: 0, modified: 0, deleted: 0 };
+      process.stdout.write(
+        `ldap sync (${target}): ${changes.added} added, ${changes.modified} modified, ${changes.deleted} deleted\n`,
+      );
+      return 0;
     },
   },
   migrate: {

@@ -272,6 +272,56 @@ describe('loadConfig', () => {
     }
   });
 
+  it('has no directory by default, and reads all of PORTAL_LDAP_* or refuses with a clear error', async () => {
+    expect(loadConfig({}, { cwd }).ldap).toBeUndefined();
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'portal-ldap-config-'));
+    try {
+      const file = path.join(dir, 'bind-password');
+      await writeFile(file, '  s3cret\n');
+      const env = {
+        PORTAL_LDAP_URL: 'ldap://127.0.0.1:389',
+        PORTAL_LDAP_BIND_DN: 'cn=portal,dc=unit,dc=example',
+        PORTAL_LDAP_BIND_PASSWORD_FILE: file,
+        PORTAL_LDAP_BASE_DN: 'ou=callsign-portal,dc=unit,dc=example',
+      };
+      expect(loadConfig(env, { cwd }).ldap).toEqual({
+        url: 'ldap://127.0.0.1:389',
+        bindDn: 'cn=portal,dc=unit,dc=example',
+        bindPassword: 's3cret',
+        baseDn: 'ou=callsign-portal,dc=unit,dc=example',
+        groupPrefix: 'tak_',
+      });
+      const refusal = (overrides: Record<string, string | undefined>) => {
+        try {
+          loadConfig({ ...env, ...overrides }, { cwd });
+        } catch (error) {
+          expect(error).toBeInstanceOf(ConfigError);
+          return (error as Error).message;
+        }
+        return 'accepted';
+      };
+      expect(refusal({ PORTAL_LDAP_URL: 'http://directory' })).toMatch(
+        /PORTAL_LDAP_URL: must be an ldap:\/\/ or ldaps:\/\/ URL/,
+      );
+      expect(refusal({ PORTAL_LDAP_BASE_DN: undefined })).toMatch(
+        /PORTAL_LDAP_BASE_DN: required with the other PORTAL_LDAP_\* settings/,
+      );
+      expect(refusal({ PORTAL_LDAP_BIND_DN: 'portal' })).toMatch(
+        /PORTAL_LDAP_BIND_DN: must be a distinguished name/,
+      );
+      expect(refusal({ PORTAL_LDAP_BIND_PASSWORD_FILE: path.join(dir, 'missing') })).toMatch(
+        /PORTAL_LDAP_BIND_PASSWORD_FILE: cannot read/,
+      );
+      expect(refusal({ PORTAL_LDAP_GROUP_PREFIX: 'tak prefix' })).toMatch(
+        /PORTAL_LDAP_GROUP_PREFIX: must be 1 to 32/,
+      );
+      await writeFile(file, '\n');
+      expect(refusal({})).toMatch(/PORTAL_LDAP_BIND_PASSWORD_FILE: .* is empty/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('wants both TLS files or neither', () => {
     expect(() => loadConfig({ PORTAL_TLS_CERT: 'cert.pem' }, { cwd })).toThrow(
       /PORTAL_TLS_CERT, PORTAL_TLS_KEY/,

@@ -239,6 +239,19 @@ const environmentSchema = z.object({
   PORTAL_MAX_UNPROVEN_PER_ADDRESS: positiveInt(1_000_000).optional(),
   PORTAL_LOG_LEVEL: logLevel.default('info'),
   PORTAL_METRICS_ADDRESS: metricsAddress,
+  PORTAL_LDAP_URL: z
+    .url({ protocol: /^ldaps?$/, error: 'must be an ldap:// or ldaps:// URL' })
+    .optional(),
+  PORTAL_LDAP_BIND_DN: optionalText,
+  PORTAL_LDAP_BIND_PASSWORD_FILE: optionalText,
+  PORTAL_LDAP_BASE_DN: optionalText,
+  PORTAL_LDAP_GROUP_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/, {
+      error: 'must be 1 to 32 letters, digits, "_", "." or "-", starting with a letter or digit',
+    })
+    .default('tak_'),
 });
 
 /** Every environment variable the portal reads (docs/deployment.md lists each one). */
@@ -249,6 +262,17 @@ export const ENVIRONMENT_VARIABLES: readonly string[] = Object.keys(environmentS
  * that terminates TLS and forwards the client certificate it verified (docs/api.md).
  */
 export type TlsMode = 'builtin' | 'proxy';
+
+/** The directory the portal publishes to (product.md §15, docs/directory.md). */
+export interface LdapConfig {
+  url: string;
+  bindDn: string;
+  /** Read once at start from `PORTAL_LDAP_BIND_PASSWORD_FILE` (trimmed). */
+  bindPassword: string;
+  /** The subtree the portal owns; it must exist. */
+  baseDn: string;
+  groupPrefix: string;
+}
 
 export interface Config {
   /** Public DNS name of the deployment (`{host}`); the mTLS face is `mtls.{host}`. */
@@ -288,6 +312,8 @@ export interface Config {
    * plain HTTP behind the proxy); `publicPort` is what clients reach (nginx's port in proxy mode).
    */
   takEnroll: TakEnrollConfig | undefined;
+  /** The LDAP directory to publish members and groups to; absent: none (the default). */
+  ldap: LdapConfig | undefined;
   idmConsoleUrl: string;
   /**
    * Whether the operator set up an identity-management console (`PORTAL_IDM_CONSOLE_URL` or
@@ -460,6 +486,62 @@ function readProxySecret(file: string): string {
   return secret;
 }
 
+/** A DN as an operator writes it: `attr=value` parts joined by commas. */
+const DN_PATTERN = /^[A-Za-z][A-Za-z0-9-]*=[^,=]+(,\s*[A-Za-z][A-Za-z0-9-]*=[^,=]+)*$/;
+
+/** The directory's settings: all of URL, bind DN, password file and base DN, or none. */
+function ldapConfig(
+  settings: z.infer<typeof environmentSchema>,
+  cwd: string,
+): LdapConfig | undefined {
+  const given = {
+    PORTAL_LDAP_URL: settings.PORTAL_LDAP_URL,
+    PORTAL_LDAP_BIND_DN: settings.PORTAL_LDAP_BIND_DN,
+    PORTAL_LDAP_BIND_PASSWORD_FILE: settings.PORTAL_LDAP_BIND_PASSWORD_FILE,
+    PORTAL_LDAP_BASE_DN: settings.PORTAL_LDAP_BASE_DN,
+  };
+  const missing = Object.entries(given).filter(([, value]) => value === undefined);
+  if (missing.length === 4) return undefined;
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `Invalid configuration:\n  ${missing.map(([name]) => name).join(', ')}: required with the other PORTAL_LDAP_* settings (URL, bind DN, bind password file, base DN)`,
+    );
+  }
+  const { PORTAL_LDAP_BIND_DN: bindDn, PORTAL_LDAP_BASE_DN: baseDn } = settings;
+  for (const [name, dn] of [
+    ['PORTAL_LDAP_BIND_DN', bindDn],
+    ['PORTAL_LDAP_BASE_DN', baseDn],
+  ] as const) {
+    if (dn === undefined || !DN_PATTERN.test(dn)) {
+      throw new ConfigError(
+        `Invalid configuration:\n  ${name}: must be a distinguished name such as ou=callsign-portal,dc=unit,dc=example`,
+      );
+    }
+  }
+  const file = path.resolve(cwd, settings.PORTAL_LDAP_BIND_PASSWORD_FILE ?? '');
+  let bindPassword: string;
+  try {
+    bindPassword = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(
+      `Invalid configuration:\n  PORTAL_LDAP_BIND_PASSWORD_FILE: cannot read ${file} (${reason})`,
+    );
+  }
+  if (bindPassword === '') {
+    throw new ConfigError(
+      `Invalid configuration:\n  PORTAL_LDAP_BIND_PASSWORD_FILE: ${file} is empty`,
+    );
+  }
+  return {
+    url: settings.PORTAL_LDAP_URL ?? '',
+    bindDn: bindDn ?? '',
+    bindPassword,
+    baseDn: baseDn ?? '',
+    groupPrefix: settings.PORTAL_LDAP_GROUP_PREFIX,
+  };
+}
+
 function takEnrollConfig(
   settings: z.infer<typeof environmentSchema>,
   tlsMode: TlsMode,
@@ -599,6 +681,7 @@ export function loadConfig(
     takTruststorePemFile,
     takTruststorePassword: settings.PORTAL_TAK_TRUSTSTORE_PASSWORD,
     takEnroll,
+    ldap: ldapConfig(settings, cwd),
     idmConsoleUrl:
       settings.PORTAL_IDM_CONSOLE_URL ??
       `https://${host}:9443/admin/${encodeURIComponent(realm)}/console/`,

@@ -1,3 +1,4 @@
+import { rootCertificates } from 'node:tls';
 import { mkdir } from 'node:fs/promises';
 import { CertificateAuthority } from './ca/authority.js';
 import { KeyPool, type KeyPairSupply } from './ca/key-pool.js';
@@ -25,6 +26,10 @@ import { KeyService } from './modules/keys/service.js';
 import { Membership } from './modules/people/membership.js';
 import { memberLookup, PeopleService } from './modules/people/service.js';
 import { PresetService } from './modules/presets/service.js';
+import { NO_DIRECTORY, thenPublish, type DirectoryChanges } from './directory/changes.js';
+import { LdapDirectory } from './directory/ldap-directory.js';
+import { DirectoryPublisher } from './modules/groups/directory-publisher.js';
+import { GroupService } from './modules/groups/service.js';
 import type { PortalServices, RouteContext } from './modules/route-context.js';
 import { EnrollmentFaceTrustService } from './modules/tak/enrollment-face-trust.js';
 import { TakReadinessService } from './modules/tak/readiness.js';
@@ -50,6 +55,12 @@ export interface Portal extends RouteContext {
   now: () => Date;
   /** What this process counts for Prometheus (served by the metrics listener, if any). */
   metrics: PortalMetrics;
+  /**
+   * The reconciler of the LDAP directory (`PORTAL_LDAP_*`, product.md §15); undefined without
+   * one. The service starts it (`openPortal`'s `directorySync`); in the CLI a change still
+   * publishes at once, and `close()` waits for it.
+   */
+  directory: DirectoryPublisher | undefined;
   /** Key pairs made ahead (the service's, when `PORTAL_KEY_POOL_SIZE` is not 0). */
   keyPool: KeyPool | undefined;
   /** Stops the key pool's worker, writes the presence queued and closes the database. */
@@ -73,6 +84,10 @@ export interface OpenPortalOptions {
   keysMadeAhead?: KeyPairSupply;
   /** The clock of the rules (token lifetimes, code expiry); tests may move it. */
   now?: () => Date;
+  /** Sync the LDAP directory at start and every period (the service does). */
+  directorySync?: boolean;
+  /** The reconciler's period and first retry, in ms (tests shorten them). */
+  directoryTimings?: { periodMs?: number; retryMs?: number; maxRetryMs?: number };
 }
 
 /** Every service, each built once, on the parts `openPortal` opened. */
@@ -81,11 +96,12 @@ function buildServices(
   database: DatabaseHandle,
   parts: Pick<PortalServices, 'tokens' | 'members' | 'certificates' | 'presence'> & {
     metrics: PortalMetrics;
+    directory: DirectoryChanges;
   },
   now: () => Date,
 ): PortalServices {
   const { db } = database;
-  const { tokens, certificates } = parts;
+  const { tokens, certificates, directory } = parts;
   const presets = new PresetService(db, now);
   const takSettings = takSiteSettings(config);
   const takPackages = new TakPackageService(certificates, takSettings, presets);
@@ -113,6 +129,7 @@ function buildServices(
       firstAdminTokenTtlMs: config.firstAdminTokenTtlMs,
       memberTokenTtlMs: config.memberTokenTtlMs,
       reservedCallsigns: config.reservedCallsigns,
+      directory,
     }),
     enrollment: new EnrollmentService({
       db,
@@ -120,12 +137,16 @@ function buildServices(
       now,
       enrollmentGraceMs: config.enrollmentGraceMs,
       reservedCallsigns: config.reservedCallsigns,
+      directory,
     }),
-    people: new PeopleService(db, now),
+    people: new PeopleService(db, now, directory),
+    // A revoked member leaves the directory, a demoted one its admins group, right after commit.
     memberCommands: {
-      revoke: (actor, callsign) => revokeMemberAsAdmin(db, certificates, actor, callsign, now()),
-      demote: (actor, callsign) => demoteMember(db, actor, callsign, now()),
+      revoke: (actor, callsign) =>
+        thenPublish(directory, revokeMemberAsAdmin(db, certificates, actor, callsign, now())),
+      demote: (actor, callsign) => thenPublish(directory, demoteMember(db, actor, callsign, now())),
     },
+    groups: new GroupService(db, now, directory),
     invites: new InviteService(db, now),
     bulk: new BulkService(db, now, config.reservedCallsigns),
     presets,
@@ -207,6 +228,38 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
     },
   );
   const members: MemberLookup = memberLookup(database.db);
+  const ldap = config.ldap;
+  let directory: DirectoryPublisher | undefined;
+  const relay: DirectoryChanges = { changed: () => directory?.changed() };
+  const services = buildServices(
+    config,
+    database,
+    { tokens, members, certificates, metrics, presence, directory: ldap ? relay : NO_DIRECTORY },
+    now,
+  );
+  if (ldap !== undefined) {
+    directory = new DirectoryPublisher({
+      directory: new LdapDirectory({
+        url: ldap.url,
+        bindDn: ldap.bindDn,
+        bindPassword: ldap.bindPassword,
+        layout: { baseDn: ldap.baseDn, groupPrefix: ldap.groupPrefix },
+        // ldaps:// to a server whose certificate the portal's CA issued (`server-cert`), or
+        // a public one.
+        trustedCaPem: [...rootCertificates, ca.chainPem],
+      }),
+      readState: () => services.groups.directoryState(),
+      now,
+      ...options.directoryTimings,
+      onError: (error) => {
+        process.emitWarning(`LDAP directory not in sync: ${error.message}`);
+      },
+    });
+    metrics.watchDirectory(
+      () => directory?.status() ?? { inSync: false, lastSyncAt: null, pending: 0 },
+    );
+    if (options.directorySync === true) directory.start();
+  }
   return {
     config,
     database,
@@ -214,16 +267,13 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
     tokens,
     certificates,
     members,
-    services: buildServices(
-      config,
-      database,
-      { tokens, members, certificates, metrics, presence },
-      now,
-    ),
+    services,
+    directory,
     now,
     metrics,
     keyPool,
     close: async () => {
+      await directory?.close();
       await keyPool?.close();
       await presence.flush();
       await database.close();

@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODE_ALPHABET } from '@callsign/contract';
-import { loadConfig } from '../src/config.js';
-import { openPortal, type Portal } from '../src/portal.js';
+import type { Portal } from '../src/portal.js';
+import { withPortalIn } from './support/data-dir-portal.js';
 import { hashCode } from '../src/modules/auth/codes.js';
 import { listAuditEvents } from '../src/modules/audit/repository.js';
 import { isLoginCodeUsable } from '../src/modules/firstuser/login-code-repository.js';
@@ -26,16 +26,8 @@ function cli(args: string[], extraEnv: Record<string, string> = {}) {
   return run('node', [CLI, ...args], { cwd: workDir, env: { ...env, ...extraEnv } });
 }
 
-async function withPortal<T>(work: (portal: Portal) => Promise<T>): Promise<T> {
-  const portal = await openPortal(loadConfig({ PORTAL_DATA_DIR: path.join(workDir, 'data') }), {
-    migrate: true,
-  });
-  try {
-    return await work(portal);
-  } finally {
-    await portal.close();
-  }
-}
+const withPortal = <T>(work: (portal: Portal) => Promise<T>): Promise<T> =>
+  withPortalIn(workDir, work);
 
 beforeAll(async () => {
   expect(existsSync(CLI), 'build the server first (npm run build)').toBe(true);

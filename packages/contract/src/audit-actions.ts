@@ -6,7 +6,15 @@
  */
 export const AUDIT_ACTION_GROUPS = {
   'sign-in': ['sign-in'],
-  member: ['member.add-admin', 'member.promote', 'member.demote', 'member.revoke', 'member.preset'],
+  member: [
+    'member.add-admin',
+    'member.promote',
+    'member.demote',
+    'member.revoke',
+    'member.preset',
+    'member.groups',
+  ],
+  group: ['group.create', 'group.delete'],
   enrollment: ['enrollment.create', 'enrollment.accept', 'enrollment.lock'],
   invite: ['invite.create', 'invite.activate', 'invite.deactivate', 'invite.delete'],
   bulk: ['bulk.create', 'bulk.void'],

@@ -18,3 +18,4 @@ export * from './api/instructions.js';
 export * from './api/admin.js';
 export * from './api/tak.js';
 export * from './api/audit.js';
+export * from './api/groups.js';

@@ -30,6 +30,16 @@ export const apiPaths = {
   preset: (callsign: string) => `${API_PREFIX}/people/${encodeURIComponent(callsign)}/preset`,
   /** GET: the caller's own TAK preset. */
   myPreset: `${API_PREFIX}/me/preset`,
+  /** GET (admin) every group, POST (admin) a new one. */
+  groups: `${API_PREFIX}/groups`,
+  /** DELETE (admin) a group; `?force=true` while members are in it. */
+  group: (name: string) => `${API_PREFIX}/groups/${encodeURIComponent(name)}`,
+  /** GET and PUT (admin) a member's groups. */
+  personGroups: (callsign: string) => `${API_PREFIX}/people/${encodeURIComponent(callsign)}/groups`,
+  /** GET: the caller's own groups. */
+  myGroups: `${API_PREFIX}/me/groups`,
+  /** GET (admin): the directory's publication state (LDAP, product.md §15). */
+  directory: `${API_PREFIX}/admin/directory`,
   bulk: `${API_PREFIX}/enrollment/bulk`,
   bulkCheck: `${API_PREFIX}/enrollment/bulk/check`,
   batch: (batchId: string) => `${API_PREFIX}/enrollment/bulk/${encodeURIComponent(batchId)}`,

@@ -35,6 +35,8 @@ export const BACKUP_TABLES: readonly (keyof Database)[] = [
   'invite_codes',
   'members',
   'member_roles',
+  'groups',
+  'member_groups',
   'enrollments',
   'login_codes',
   'issued_certificates',

@@ -14,9 +14,11 @@ const EXPECTED_TABLES = [
   'audit_events',
   'enrollments',
   'failure_windows',
+  'groups',
   'invite_codes',
   'issued_certificates',
   'login_codes',
+  'member_groups',
   'member_roles',
   'members',
   'revocation_fetches',
@@ -477,6 +479,47 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     expect(tables.map((table) => table.name)).not.toContain('revocation_fetches');
     expect(columnsOf('issued_certificates')).not.toContain('last_checked_at');
     expect(columnsOf('members')).not.toContain('last_seen_tak_at');
+  });
+
+  it('keep older invites without groups (0012), hold groups by name in any case, and drop them again', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    await migrateToLatest(handle, migrationsThrough('0011-tak-presence'));
+    const at = Date.now();
+    await sql`insert into invite_codes (code, created_at) values ('OLDCODE1', ${at})`.execute(
+      handle.db,
+    );
+    expect(await migrateToLatest(handle, migrationsThrough('0012-groups'))).toEqual([
+      '0012-groups',
+    ]);
+    expect(await handle.db.selectFrom('invite_codes').select('tak_groups').execute()).toEqual([
+      { tak_groups: null },
+    ]);
+    const columns = async (table: string) =>
+      (await handle.db.introspection.getTables())
+        .find((found) => found.name === table)
+        ?.columns.map((column) => column.name) ?? [];
+    expect(await columns('issued_certificates')).toContain('sha256_fingerprint');
+    await handle.db
+      .insertInto('groups')
+      .values({ name: 'Red', created_at: at, created_by: null })
+      .execute();
+    const again = await handle.db
+      .insertInto('groups')
+      .values({ name: 'RED', created_at: at, created_by: null })
+      .onConflict((oc) => oc.doNothing())
+      .returning('name')
+      .execute();
+    expect(again).toEqual([]);
+    await MIGRATIONS['0012-groups']?.down?.(handle.db);
+    const tables = await handle.db.introspection.getTables();
+    expect(tables.map((table) => table.name)).not.toContain('groups');
+    expect(tables.map((table) => table.name)).not.toContain('member_groups');
+    const inviteColumns = tables
+      .find((table) => table.name === 'invite_codes')
+      ?.columns.map((column) => column.name);
+    expect(inviteColumns).not.toContain('tak_groups');
+    expect(await columns('issued_certificates')).not.toContain('sha256_fingerprint');
   });
 
   it.runIf(engine.name === 'postgres')(

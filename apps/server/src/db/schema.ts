@@ -84,6 +84,8 @@ export interface InviteCodesTable {
   reserved_callsign: ImmutableDefaulted<string | null>;
   /** The bulk call that made the slip. */
   batch_id: ImmutableDefaulted<string | null>;
+  /** The groups it gives the member it admits: JSON `[{"name","direction"}]`; null: none. */
+  tak_groups: ImmutableDefaulted<string | null>;
 }
 
 /** Admin, exchange and renewal codes, stored only as a hash. */
@@ -117,6 +119,8 @@ export interface IssuedCertificatesTable {
   /** When an OCSP request last asked about this key (at most once a minute), and from where. */
   last_checked_at: Defaulted<number | null>;
   last_checked_from: Defaulted<string | null>;
+  /** SHA-256 of the DER, as TAK Server writes it (ca/fingerprint.ts); null: issued before 0012. */
+  sha256_fingerprint: ImmutableDefaulted<string | null>;
 }
 
 /** What a relying party fetched last, per kind: one row each for `ocsp` and `crl`. */
@@ -180,6 +184,25 @@ export interface TakEnrollmentTokensTable {
   made_by: string | null;
 }
 
+/** A group (product.md §15): TAK Server's group, owned by the portal. */
+export interface GroupsTable {
+  name: Immutable<string>;
+  description: Defaulted<string>;
+  created_at: Immutable<number>;
+  created_by: Immutable<string | null>;
+}
+
+/** TAK Server's direction: `both`, `in` (may send) or `out` (receives only). */
+export type GroupDirection = 'both' | 'in' | 'out';
+
+/** A member's place in a group. */
+export interface MemberGroupsTable {
+  callsign: Immutable<string>;
+  group_name: Immutable<string>;
+  direction: Defaulted<GroupDirection>;
+  added_at: number;
+}
+
 export interface Database {
   members: MembersTable;
   member_roles: MemberRolesTable;
@@ -192,4 +215,6 @@ export interface Database {
   failure_windows: FailureWindowsTable;
   tak_enrollment_tokens: TakEnrollmentTokensTable;
   revocation_fetches: RevocationFetchesTable;
+  groups: GroupsTable;
+  member_groups: MemberGroupsTable;
 }

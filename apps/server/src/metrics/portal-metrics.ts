@@ -50,6 +50,14 @@ export interface CrlFacts {
   nextUpdate: Date;
 }
 
+/** The LDAP publication's state, as the metrics report it. */
+export interface DirectoryFacts {
+  inSync: boolean;
+  /** Epoch milliseconds; null: never. */
+  lastSyncAt: number | null;
+  pending: number;
+}
+
 /** What is read at scrape time: cheap questions to the database and the CA. */
 export interface ScrapeProbes {
   /** Enrollments per state (a GROUP BY over the enrollments table). */
@@ -187,6 +195,39 @@ export class PortalMetrics implements CertificateMetrics {
   /** Node's process metrics (CPU, memory, event loop lag, GC): for the service, not the CLI. */
   collectProcessMetrics(): void {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /**
+   * The LDAP directory's publication (product.md §15): whether it holds the database's truth,
+   * when it last did, and how many changes wait to reach it. Only with a directory configured.
+   */
+  watchDirectory(status: () => DirectoryFacts): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: `${PREFIX}ldap_in_sync`,
+      help: "Whether the LDAP directory held the database's truth at the last attempt (1) or not (0)",
+      registers,
+      collect() {
+        this.set(status().inSync ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}ldap_last_sync_timestamp_seconds`,
+      help: "When the LDAP directory was last brought to the database's truth, in seconds since the epoch (0: never)",
+      registers,
+      collect() {
+        const { lastSyncAt } = status();
+        this.set(lastSyncAt === null ? 0 : lastSyncAt / 1000);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}ldap_pending_changes`,
+      help: 'Changes committed in the database that have not reached the LDAP directory yet',
+      registers,
+      collect() {
+        this.set(status().pending);
+      },
+    });
   }
 
   /** The series read at scrape time from the database and the CA. */

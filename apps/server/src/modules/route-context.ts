@@ -10,6 +10,8 @@ import type { TakPresence } from './certificates/presence.js';
 import type { CertificateService } from './certificates/service.js';
 import type { EnrollmentService } from './enrollment/service.js';
 import type { FirstuserService } from './firstuser/service.js';
+import type { DirectoryPublisher } from './groups/directory-publisher.js';
+import type { GroupService } from './groups/service.js';
 import type { InstructionsService } from './instructions/service.js';
 import type { InviteService } from './invites/service.js';
 import type { KeyService } from './keys/service.js';
@@ -43,6 +45,8 @@ export interface PortalServices {
   invites: InviteService;
   bulk: BulkService;
   presets: PresetService;
+  /** Groups (product.md §15). */
+  groups: GroupService;
   keys: KeyService;
   keyLifecycle: KeyLifecycle;
   renewalCodes: RenewalCodes;
@@ -70,6 +74,8 @@ export interface RouteContext {
   /** The CA's own certificates (their expiry); signing goes through `services.certificates`. */
   ca: CertificateAuthority;
   services: PortalServices;
+  /** The LDAP directory's reconciler (product.md §15); undefined without one. */
+  directory: DirectoryPublisher | undefined;
   /** The clock of the rules (token lifetimes, code expiry). */
   now: () => Date;
 }

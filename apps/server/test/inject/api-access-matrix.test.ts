@@ -98,6 +98,10 @@ const SAMPLES: Record<string, unknown> = {
   serial: '0a0b0c0d',
   days: '30',
   client: 'itak',
+  name: 'MatrixGroup',
+  description: 'matrix',
+  groups: [],
+  force: 'false',
 };
 
 /** The object schema of a body or query, also when it is optional (invitecode/create). */
@@ -277,6 +281,12 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
       `GET ${apiPaths.auditCsv}`,
       `GET ${apiPaths.takReadiness}`,
       `POST ${takPaths.enrollmentToken}/:callsign`,
+      `GET ${apiPaths.groups}`,
+      `POST ${apiPaths.groups}`,
+      'DELETE /api/v1/groups/:name',
+      'GET /api/v1/people/:callsign/groups',
+      'PUT /api/v1/people/:callsign/groups',
+      `GET ${apiPaths.directory}`,
     ];
     const declared = new Map(routes.map((route) => [`${route.method} ${route.url}`, route.access]));
     for (const call of adminCalls) expect(declared.get(call), call).toBe('admin');
@@ -298,6 +308,7 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
         'GET /api/v1/enduserpfx/:callsign',
         `GET ${apiPaths.instructions}`,
         `GET ${apiPaths.myPreset}`,
+        `GET ${apiPaths.myGroups}`,
         // A member connects ATAK with their JWT once approved, without a browser key.
         `POST ${takPaths.enrollmentToken}`,
         `GET ${takPaths.trustPackage}`,

@@ -130,6 +130,7 @@ describe.each(testEngines())('onboarding on $name', (engine) => {
         role: null,
         reserved_callsign: null,
         batch_id: null,
+        groups: [],
       });
       // The check answers exactly as the spec's client knows it.
       expect(await inviteCheck(code)).toEqual({ invitecode_is_active: true });

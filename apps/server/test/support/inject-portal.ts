@@ -40,6 +40,8 @@ export interface OpenTestPortalOptions {
   version?: string;
   /** The portal's clock (`openPortal`'s `now`); tests may move it. */
   now?: () => Date;
+  /** Start the LDAP reconciler (`PORTAL_LDAP_*` in `env`), with these timings. */
+  directorySync?: { periodMs?: number; retryMs?: number; maxRetryMs?: number };
 }
 
 /** Opens a portal as the service's start-up does, in a fresh temporary directory. */
@@ -63,6 +65,9 @@ export async function openTestPortal(
     migrate: true,
     ...(keysMadeAhead === undefined ? {} : { keysMadeAhead }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.directorySync === undefined
+      ? {}
+      : { directorySync: true, directoryTimings: options.directorySync }),
   });
   return {
     portal,

@@ -4,6 +4,8 @@ import type { Database } from '../../src/db/schema.js';
 export const ALL_TABLES: readonly (keyof Database)[] = [
   'members',
   'member_roles',
+  'groups',
+  'member_groups',
   'enrollments',
   'invite_codes',
   'login_codes',

@@ -47,6 +47,18 @@ function signedInAdmin(
       }),
     ),
     http.get(apiPaths.audit, () => HttpResponse.json({ events: [], next_before: null })),
+    http.get(apiPaths.directory, () =>
+      HttpResponse.json({
+        configured: false,
+        url: null,
+        base_dn: null,
+        in_sync: false,
+        last_sync: null,
+        last_error: null,
+        pending: 0,
+      }),
+    ),
+    http.get(apiPaths.groups, () => HttpResponse.json({ groups: [] })),
     http.get(apiPaths.healthcheck, () =>
       HttpResponse.json({
         healthcheck: 'success',
@@ -102,6 +114,13 @@ describe('the admin area in the route table', () => {
     );
     expect(screen.getByRole('heading', { name: 'TAK' })).toBeInTheDocument();
     expect(await screen.findByText('tak.field.example:8089')).toBeInTheDocument();
+    expect(
+      await screen.findByText(/No directory is configured: groups show in the portal only/),
+    ).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Groups' })).toHaveAttribute(
+      'href',
+      '/app/admin/groups',
+    );
   });
 
   it('/app/admin shows when the CAs expire, and the admin’s own keys', async () => {
@@ -161,6 +180,13 @@ describe('the admin area in the route table', () => {
       'href',
       '/app/admin/user-management/expiring-keys',
     );
+  });
+
+  it('/app/admin/groups is the groups page', async () => {
+    signedInAdmin();
+    renderArea('/app/admin/groups');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Groups' })).toBeVisible();
+    expect(await screen.findByText('No groups yet.')).toBeVisible();
   });
 
   it('/app/admin/audit is the audit log', async () => {

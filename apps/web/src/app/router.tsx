@@ -25,6 +25,7 @@ const InviteQrPage = lazyPage(adminPages, 'InviteQrPage');
 const ApprovalPage = lazyPage(adminPages, 'ApprovalPage');
 const ExpiringKeysPage = lazyPage(adminPages, 'ExpiringKeysPage');
 const AuditPage = lazyPage(adminPages, 'AuditPage');
+const GroupsPage = lazyPage(adminPages, 'GroupsPage');
 
 const bulkPages = () => import('./routes/bulk-pages');
 const BulkPage = lazyPage(bulkPages, 'BulkPage');
@@ -73,6 +74,7 @@ export function AppRoutes() {
           <Route path={paths.admin.batch.path} element={<BatchPage />} />
           <Route path={paths.admin.expiringKeys.path} element={<ExpiringKeysPage />} />
           <Route path={paths.admin.audit.path} element={<AuditPage />} />
+          <Route path={paths.admin.groups.path} element={<GroupsPage />} />
           <Route path={below(paths.admin.home.path)} element={<NotFoundPage />} />
         </Route>
         {/* Its link is sent around: opened without a key, the error page leads to it with one. */}

@@ -38,6 +38,7 @@ export const paths = {
     },
     expiringKeys: { path: `${ADMIN}/user-management/expiring-keys` },
     audit: { path: `${ADMIN}/audit` },
+    groups: { path: `${ADMIN}/groups` },
   },
   users: {
     home: withParam(USERS, 'callsign'),

@@ -32,6 +32,11 @@ import {
   takEnrollmentTokenResponseSchema,
   takReadinessResponseSchema,
   voidBatchResponseSchema,
+  createGroupResponseSchema,
+  deleteGroupResponseSchema,
+  directoryStatusResponseSchema,
+  groupsResponseSchema,
+  memberGroupsResponseSchema,
 } from '@callsign/contract';
 
 /**
@@ -66,6 +71,11 @@ export const responseSchemas = {
   peopleList: peopleListResponseSchema,
   pools: poolsResponseSchema,
   preset: presetResponseSchema,
+  groups: groupsResponseSchema,
+  createGroup: createGroupResponseSchema,
+  deleteGroup: deleteGroupResponseSchema,
+  memberGroups: memberGroupsResponseSchema,
+  directoryStatus: directoryStatusResponseSchema,
   renewalCode: renewalCodeResponseSchema,
   revokeKey: revokeKeyResponseSchema,
   revokePerson: revokePersonResponseSchema,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { groupDirectionSchema, groupMembershipsField } from './groups.js';
 import { codeField, isoTime, NO_CONTROL_CHARACTERS, successTrue, TYPED_LINE } from './fields.js';
 import { takRoleSchema, takTeamSchema } from './onboarding.js';
 
@@ -27,6 +28,8 @@ export const poolsResponseSchema = z.object({
       role: takRoleSchema.nullable(),
       reserved_callsign: z.string().nullable(),
       batch_id: z.string().nullable(),
+      /** The groups its members get at enrollment (product.md §15). */
+      groups: z.array(z.object({ name: z.string(), direction: groupDirectionSchema })),
     }),
   ),
 });
@@ -53,6 +56,8 @@ export const createInviteBodySchema = z
     auto_approve: z.boolean().optional(),
     team: takTeamSchema.nullish(),
     role: takRoleSchema.nullish(),
+    /** The groups its members get at enrollment (product.md §15); each must exist. */
+    groups: groupMembershipsField.nullish(),
   })
   .nullish();
 export type CreateInviteBody = z.input<typeof createInviteBodySchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { groupMembershipsField } from './groups.js';
 import { CALLSIGN_MAX_LENGTH } from '../limits.js';
 import { isoTime } from './fields.js';
 
@@ -77,6 +78,8 @@ export const bulkBodySchema = z.strictObject({
   team: takTeamSchema.default(DEFAULT_PRESET.team),
   role: takRoleSchema.default(DEFAULT_PRESET.role),
   valid_hours: z.int().min(1).max(BULK_MAX_VALID_HOURS).default(BULK_DEFAULT_VALID_HOURS),
+  /** The groups each member of the batch gets at enrollment (product.md §15). */
+  groups: groupMembershipsField.default([]),
 });
 export type BulkBody = z.input<typeof bulkBodySchema>;
 

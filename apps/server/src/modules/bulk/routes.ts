@@ -69,11 +69,12 @@ export function registerBulkRoutes(app: FastifyInstance, context: RouteContext):
     },
     async (request) => {
       const { actor } = callerOf(request);
-      const { callsigns, team, role, valid_hours } = request.body;
+      const { callsigns, team, role, valid_hours, groups } = request.body;
       const batch = await bulk.create(actor, {
         callsigns,
         preset: { team, role },
         validHours: valid_hours,
+        groups,
       });
       return {
         batch_id: batch.batchId,

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { CODE_LENGTH, type Preset } from '@callsign/contract';
+import { CODE_LENGTH, type GroupMembership, type Preset } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { uuidV7 } from '../../db/uuid-v7.js';
@@ -7,6 +7,7 @@ import { BadRequestError, NotFoundError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { generateCode } from '../auth/codes.js';
+import { existingGroups } from '../groups/service.js';
 import { lockReservations, unavailableCallsigns } from '../invites/reservations.js';
 import {
   addInviteCodes,
@@ -23,6 +24,8 @@ export interface BulkRequest {
   callsigns: readonly string[];
   preset: Preset;
   validHours: number;
+  /** The groups each member of the batch gets at enrollment (product.md §15). */
+  groups?: readonly GroupMembership[];
 }
 
 export interface Batch {
@@ -63,6 +66,7 @@ export class BulkService {
       if (checked.some((entry) => entry.problem !== null)) {
         throw new BadRequestError(describeProblems(checked));
       }
+      const groups = await existingGroups(trx, request.groups ?? []);
       const batchId = uuidV7(at);
       const expiresAt = at + request.validHours * HOUR;
       const slip = (callsign: string, code: string): NewInviteCode => ({
@@ -76,6 +80,7 @@ export class BulkService {
         role: request.preset.role,
         reservedCallsign: callsign,
         batchId,
+        groups,
       });
       const codes = new Map<string, string>();
       for (let attempt = 0; codes.size < callsigns.length; attempt += 1) {
@@ -101,7 +106,12 @@ export class BulkService {
         target: batchId,
         outcome: 'success',
         clientAddress: actor.clientAddress,
-        detail: { slips: callsigns.length, ...request.preset, valid_hours: request.validHours },
+        detail: {
+          slips: callsigns.length,
+          ...request.preset,
+          valid_hours: request.validHours,
+          ...(groups.length === 0 ? {} : { groups }),
+        },
       });
       return {
         batchId,

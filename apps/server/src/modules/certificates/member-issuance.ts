@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import { takFingerprint } from '../../ca/fingerprint.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditAction } from '@callsign/contract';
 import type { Kysely, Transaction } from 'kysely';
@@ -243,6 +244,7 @@ export class MemberIssuer {
           issuedAt: at,
           clientUid: request.clientUid ?? null,
           madeBy: madeBy ?? null,
+          sha256Fingerprint: takFingerprint(minted.certificatePem),
         });
         await request.alongside?.(trx, { ...minted, callsign });
         await appendAuditEvent(trx, {

@@ -38,7 +38,12 @@ export interface RevocationStamp {
 export type NewCertificate = Omit<
   IssuedCertificate,
   'revokedAt' | 'revocationReason' | 'clientUid' | 'madeBy' | 'lastCheckedAt' | 'lastCheckedFrom'
-> & { clientUid?: string | null; madeBy?: string | null };
+> & {
+  clientUid?: string | null;
+  madeBy?: string | null;
+  /** As TAK Server writes it (ca/fingerprint.ts). */
+  sha256Fingerprint?: string | null;
+};
 
 /** A member's certificates: every purpose but `server`, the callsign in any case. */
 function memberCertificatesOf(executor: Executor, callsign: string) {
@@ -63,6 +68,7 @@ export async function recordIssuedCertificate(
       issued_at: certificate.issuedAt,
       client_uid: certificate.clientUid ?? null,
       made_by: certificate.madeBy ?? null,
+      sha256_fingerprint: certificate.sha256Fingerprint ?? null,
     })
     .execute();
 }

@@ -20,6 +20,8 @@ import { appendAuditEvent } from '../audit/service.js';
 import type { Actor } from '../auth/actor.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import type { TokenService } from '../auth/token-service.js';
+import { NO_DIRECTORY, thenPublish, type DirectoryChanges } from '../../directory/changes.js';
+import { joinInviteGroups } from '../groups/service.js';
 import { inviteCheck, useInviteCode, type InviteCheck } from '../invites/service.js';
 import { lockReservations, refuseReservedCallsign } from '../invites/reservations.js';
 import { presetOf } from '../presets/preset.js';
@@ -58,6 +60,8 @@ export interface EnrollmentServiceOptions {
   enrollmentGraceMs: number;
   /** Callsigns nobody may take (`Config.reservedCallsigns`). */
   reservedCallsigns: readonly string[];
+  /** Told after a member became active or was rejected (product.md §15); none by default. */
+  directory?: DirectoryChanges;
 }
 
 const STATE_NAMES: Record<EnrollmentState, EnrollmentStateName> = {
@@ -116,7 +120,7 @@ export class EnrollmentService {
     const { callsign, inviteCode } = input;
     refuseReservedName(callsign, this.options.reservedCallsigns);
     const approvalCode = generateCode(CODE_LENGTH.approval);
-    return db.transaction().execute(async (trx) => {
+    const change = db.transaction().execute(async (trx) => {
       await lockReservations(trx, 'taking');
       const invite = await useInviteCode(trx, inviteCode, at);
       await refuseReservedCallsign(trx, callsign, invite, at);
@@ -131,6 +135,7 @@ export class EnrollmentService {
       if (!(await addMember(trx, member))) {
         throw countsAsFailure(new BadRequestError('Callsign taken'));
       }
+      const groups = await joinInviteGroups(trx, callsign, invite.groups, at);
       const approver = invite.ownerCallsign ?? AUTO_APPROVER;
       await insertEnrollment(trx, {
         callsign,
@@ -140,7 +145,12 @@ export class EnrollmentService {
         ...(invite.autoApprove ? { approvedBy: approver } : {}),
       });
       const event = { at, target: callsign, outcome: 'success', clientAddress } as const;
-      await appendAuditEvent(trx, { ...event, actor: callsign, action: 'enrollment.create' });
+      await appendAuditEvent(trx, {
+        ...event,
+        actor: callsign,
+        action: 'enrollment.create',
+        ...(groups.length === 0 ? {} : { detail: { groups } }),
+      });
       if (invite.autoApprove) {
         await appendAuditEvent(trx, {
           ...event,
@@ -156,6 +166,7 @@ export class EnrollmentService {
       });
       return { callsign, approvalCode, jwt };
     });
+    return thenPublish(this.options.directory ?? NO_DIRECTORY, change);
   }
 
   /**
@@ -268,7 +279,7 @@ export class EnrollmentService {
     const at = now().getTime();
     const admin = actor.callsign;
     const notPending = () => new ConflictError('The enrollment is not pending');
-    return db.transaction().execute(async (trx) => {
+    const change = db.transaction().execute(async (trx) => {
       const enrollment = await findEnrollment(trx, callsign);
       if (enrollment === undefined) throw new NotFoundError('No such enrollment');
       if (enrollment.state !== ENROLLMENT_STATE.pending) throw notPending();
@@ -304,6 +315,7 @@ export class EnrollmentService {
         lockReason: decision.lockReason ?? null,
       };
     });
+    return thenPublish(this.options.directory ?? NO_DIRECTORY, change);
   }
 }
 

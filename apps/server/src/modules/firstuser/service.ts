@@ -4,6 +4,7 @@ import type { Database, LoginCodeKind } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { BadRequestError, countsAsFailure, ForbiddenError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/service.js';
+import { NO_DIRECTORY, thenPublish, type DirectoryChanges } from '../../directory/changes.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import {
   consumeLoginCode,
@@ -25,6 +26,8 @@ export interface FirstuserServiceOptions {
   exchangeCodeTtlMs: number;
   firstAdminTokenTtlMs: number;
   memberTokenTtlMs: number;
+  /** Told after the first admin was added (product.md §15); none by default. */
+  directory?: DirectoryChanges;
   /** Callsigns nobody may take (`Config.reservedCallsigns`). */
   reservedCallsigns: readonly string[];
 }
@@ -100,7 +103,7 @@ export class FirstuserService {
     refuseReservedName(callsign, this.options.reservedCallsigns);
     const at = now().getTime();
     const exchangeCode = generateCode(CODE_LENGTH.exchange);
-    await db.transaction().execute(async (trx) => {
+    const change = db.transaction().execute(async (trx) => {
       const spent = { jti: session.jti, usedAt: at, expiresAt: session.exp * 1000 };
       if (!(await recordUsedToken(trx, spent))) {
         throw new ForbiddenError('Token already used');
@@ -127,6 +130,7 @@ export class FirstuserService {
         clientAddress,
       });
     });
+    await thenPublish(this.options.directory ?? NO_DIRECTORY, change);
     return exchangeCode;
   }
 

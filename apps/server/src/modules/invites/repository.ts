@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely';
-import type { Database, InviteCodesTable } from '../../db/schema.js';
+import type { Database, GroupDirection, InviteCodesTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 
 type InviteCodes = ExpressionBuilder<Database, 'invite_codes'>;
@@ -31,6 +31,14 @@ export interface InviteCode {
   /** A bulk slip's callsign, as the admin typed it. */
   reservedCallsign: string | null;
   batchId: string | null;
+  /** The groups it gives the member it admits (product.md §15). */
+  groups: InviteGroup[];
+}
+
+/** A group an invite gives, with TAK Server's direction. */
+export interface InviteGroup {
+  name: string;
+  direction: GroupDirection;
 }
 
 export interface NewInviteCode {
@@ -45,6 +53,7 @@ export interface NewInviteCode {
   role?: string | null;
   reservedCallsign?: string | null;
   batchId?: string | null;
+  groups?: readonly InviteGroup[];
 }
 
 /** Why a code admits nobody, or `usable`. Deleted codes are treated as unknown by callers. */
@@ -71,6 +80,8 @@ function toRow(code: NewInviteCode): Insertable<InviteCodesTable> {
     tak_role: code.role ?? null,
     reserved_callsign: code.reservedCallsign ?? null,
     batch_id: code.batchId ?? null,
+    tak_groups:
+      code.groups === undefined || code.groups.length === 0 ? null : JSON.stringify(code.groups),
   };
 }
 
@@ -281,5 +292,6 @@ function toInviteCode(row: Selectable<InviteCodesTable>): InviteCode {
     role: row.tak_role,
     reservedCallsign: row.reserved_callsign,
     batchId: row.batch_id,
+    groups: row.tak_groups === null ? [] : (JSON.parse(row.tak_groups) as InviteGroup[]),
   };
 }

@@ -46,6 +46,7 @@ function poolEntry(code: InviteCode, now: number): PoolsResponse['pools'][number
     role: asRole(code.role),
     reserved_callsign: code.reservedCallsign,
     batch_id: code.batchId,
+    groups: code.groups,
   };
 }
 
@@ -80,6 +81,7 @@ export function registerInvitesRoutes(app: FastifyInstance, context: RouteContex
         autoApprove: body.auto_approve ?? false,
         team: body.team ?? null,
         role: body.role ?? null,
+        groups: body.groups ?? [],
       };
       return { invite_code: await invites.create(actor, options) };
     },

@@ -3,6 +3,7 @@ import {
   CODE_LENGTH,
   INVITE_REFUSAL_DETAIL,
   type AuditAction,
+  type GroupMembership,
   type InviteRefusal,
 } from '@callsign/contract';
 import type { Database } from '../../db/schema.js';
@@ -11,6 +12,7 @@ import { BadRequestError, ConflictError, countsAsFailure, NotFoundError } from '
 import { appendAuditEvent } from '../audit/service.js';
 import { generateCode } from '../auth/codes.js';
 import type { Actor } from '../auth/actor.js';
+import { existingGroups } from '../groups/service.js';
 import { isActiveAdmin } from '../people/service.js';
 import {
   deactivateInviteCodesOwnedBy,
@@ -32,11 +34,17 @@ import {
 export type InviteOptions = Pick<
   NewInviteCode,
   'label' | 'expiresAt' | 'maxUses' | 'autoApprove' | 'team' | 'role'
->;
+> & { groups?: readonly GroupMembership[] };
 
-/** The options given (not null or false), for the audit log; undefined when there were none. */
+/**
+ * The options given (not null, false or no groups), for the audit log; undefined when there were
+ * none.
+ */
 function auditedOptions(options: InviteOptions): Record<string, unknown> | undefined {
-  const given = Object.entries(options).filter(([, value]) => value !== null && value !== false);
+  const given = Object.entries(options).filter(
+    ([, value]) =>
+      value !== null && value !== false && !(Array.isArray(value) && value.length === 0),
+  );
   return given.length === 0 ? undefined : Object.fromEntries(given);
 }
 
@@ -80,8 +88,10 @@ export class InviteService {
       const code = this.newCode();
       const created = await this.db.transaction().execute(async (trx) => {
         const at = this.now().getTime();
+        const groups = await existingGroups(trx, options.groups ?? []);
         const inserted = await insertInviteCode(trx, {
           ...options,
+          groups,
           code,
           createdAt: at,
           ownerCallsign: actor.callsign,

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AuditAction } from '@callsign/contract';
+import { NO_DIRECTORY, thenPublish, type DirectoryChanges } from '../../directory/changes.js';
 import type { Database, MemberStatus, Role } from '../../db/schema.js';
 import { isPostgres, lockForTransaction, type Executor } from '../../db/transaction.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
@@ -52,6 +53,8 @@ export class PeopleService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
+    /** Told after a role changed (the directory's admins group, product.md §15). */
+    private readonly directory: DirectoryChanges = NO_DIRECTORY,
   ) {}
 
   /** The last member list this instance built, and the fingerprint the data had then. */
@@ -82,7 +85,7 @@ export class PeopleService {
 
   /** Gives an active member the admin role; 404 not an active member, 400 already admin. */
   promote(actor: Actor, callsign: string): Promise<string> {
-    return this.db.transaction().execute(async (trx) => {
+    const change = this.db.transaction().execute(async (trx) => {
       const target = await activeMember(trx, callsign);
       if (!(await addMemberRole(trx, target.callsign, ADMIN))) {
         throw new BadRequestError(`${target.callsign} is already an admin`);
@@ -90,6 +93,7 @@ export class PeopleService {
       await this.audit(trx, actor, 'member.promote', target.callsign);
       return `${target.callsign} is now an admin`;
     });
+    return thenPublish(this.directory, change);
   }
 
   private audit(

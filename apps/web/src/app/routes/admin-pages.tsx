@@ -12,6 +12,7 @@ import { TakCard } from '../../features/tak/components/tak-card';
 export { ApprovalPage } from '../../features/admin/approvals/components/approval-page';
 export { AuditPage } from '../../features/admin/audit/components/audit-page';
 export { CodeListPage } from '../../features/admin/invites/components/code-list-page';
+export { GroupsPage } from '../../features/admin/groups/components/groups-page';
 export { ExpiringKeysPage } from '../../features/admin/people/components/expiring-keys-page';
 export { InviteQrPage } from '../../features/admin/invites/components/invite-qr-page';
 export { UserAreasPage } from '../../features/admin/home/components/user-areas-page';

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { Card } from '../../../components/card';
+import { MemberGroups } from './member-groups';
 import { MemberPreset } from './member-preset';
 import { paths } from '../../../lib/paths';
 
@@ -30,6 +31,7 @@ export function MemberHome({
           <dt className="font-semibold">{t('member.key')}</dt>
           <dd>{t('member.key_in_use')}</dd>
           <MemberPreset />
+          <MemberGroups />
         </dl>
         <Link
           to={paths.keys.path}

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { LinkButton } from '../../../../components/button';
 import { Card } from '../../../../components/card';
 import { paths } from '../../../../lib/paths';
+import { DirectoryCard } from '../../groups/components/directory-card';
 import { CaExpiryCard } from '../../system/components/ca-expiry-card';
 import { TakReadinessCard } from '../../system/components/tak-readiness';
 
@@ -44,6 +45,7 @@ export function AdminHome({
       </Card>
       {serviceCard}
       <TakReadinessCard />
+      <DirectoryCard />
       <CaExpiryCard />
     </div>
   );

@@ -29,6 +29,7 @@ function pool(fields: Partial<Pool> & Pick<Pool, 'invitecode' | 'active'>): Pool
     role: null,
     reserved_callsign: null,
     batch_id: null,
+    groups: [],
     ...fields,
   };
 }

@@ -72,6 +72,10 @@ function fakePeople(
       people = people.filter((p) => p.callsign !== callsign);
       return HttpResponse.json({ success: true, invite_code: 'WALK2222', receipt: RECEIPT });
     }),
+    http.get(apiPaths.groups, () => HttpResponse.json({ groups: [] })),
+    http.get(`${API_PREFIX}/people/:callsign/groups`, ({ params }) =>
+      HttpResponse.json({ callsign: params.callsign, groups: [] }),
+    ),
     http.get(`${API_PREFIX}/people/:callsign/preset`, ({ params }) =>
       HttpResponse.json({ callsign: params.callsign, team: 'Cyan', role: 'Team Member' }),
     ),

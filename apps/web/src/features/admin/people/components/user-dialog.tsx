@@ -6,6 +6,7 @@ import { Dialog } from '../../../../components/dialog';
 import { errorMessage } from '../../../../lib/api-client';
 import { isConflict } from '../../shared/api/failure';
 import { useChangeRole, useRevokePerson, type Person } from '../api/people';
+import { MemberGroupsEditor } from '../../groups/components/member-groups-editor';
 import { PresetEditor } from './preset-editor';
 import { RevocationReceiptDialog } from './revocation-receipt';
 import { UserKeysSection } from './user-keys-section';
@@ -140,6 +141,7 @@ export function UserDialog({
       {tools}
       {alert}
       <PresetEditor callsign={callsign} />
+      <MemberGroupsEditor callsign={callsign} />
       <UserKeysSection callsign={callsign} />
     </Dialog>
   );

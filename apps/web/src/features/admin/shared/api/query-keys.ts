@@ -20,4 +20,9 @@ export const adminKeys = {
   audit: () => [...adminKeys.all, 'audit'] as const,
   auditList: (filters: object) => [...adminKeys.audit(), 'list', filters] as const,
   takReadiness: () => [...adminKeys.all, 'tak-readiness'] as const,
+  groups: () => [...adminKeys.all, 'groups'] as const,
+  groupList: () => [...adminKeys.groups(), 'list'] as const,
+  memberGroups: (callsign: string) =>
+    [...adminKeys.groups(), 'member', callsign.toLowerCase()] as const,
+  directory: () => [...adminKeys.all, 'directory'] as const,
 };

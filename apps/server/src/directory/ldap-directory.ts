@@ -1,0 +1,194 @@
+import {
+  Attribute,
+  Change,
+  Client,
+  InvalidCredentialsError,
+  NoSuchObjectError,
+  SizeLimitExceededError,
+  type Entry as LdapEntry,
+} from 'ldapts';
+import {
+  containerEntries,
+  desiredEntries,
+  difference,
+  entryKey,
+  groupsDn,
+  MANAGED_ATTRIBUTES,
+  usersDn,
+  type Difference,
+  type Entry,
+  type Layout,
+  type PublishedState,
+} from './entries.js';
+
+export interface LdapDirectoryOptions {
+  url: string;
+  bindDn: string;
+  bindPassword: string;
+  layout: Layout;
+  /** How long one connection or operation may take. */
+  timeoutMs?: number;
+  /** The certificates an ldaps:// server's chain may end in (PEM); absent: Node's defaults. */
+  trustedCaPem?: readonly string[];
+}
+
+/** Entries a search asks for at a time (the paged-results control, RFC 2696). */
+export const SEARCH_PAGE_SIZE = 200;
+
+/** Why the directory could not be brought to the database's truth, in words for an operator. */
+export class DirectoryUnavailableError extends Error {
+  override readonly name = 'DirectoryUnavailableError';
+}
+
+function attributesOf(entry: LdapEntry): Record<string, string[]> {
+  const attributes: Record<string, string[]> = {};
+  for (const name of MANAGED_ATTRIBUTES) {
+    const key = Object.keys(entry).find((field) => field.toLowerCase() === name.toLowerCase());
+    const value = key === undefined ? undefined : entry[key];
+    if (value === undefined) continue;
+    const values = Array.isArray(value) ? value : [value];
+    attributes[name] = values.map((item) => (Buffer.isBuffer(item) ? item.toString('utf8') : item));
+  }
+  return attributes;
+}
+
+/**
+ * The portal's subtree of an LDAP directory (product.md §15), through ldapts. It reads and
+ * writes only the entries one level below `ou=users,{base}` and `ou=groups,{base}` (and those two
+ * containers): nothing outside the base DN is ever searched, written or deleted.
+ */
+export class LdapDirectory {
+  constructor(private readonly options: LdapDirectoryOptions) {}
+
+  get layout(): Layout {
+    return this.options.layout;
+  }
+
+  /**
+   * Brings the subtree to `state` and answers what it changed; with `dryRun`, changes nothing
+   * and answers what it would change. Throws DirectoryUnavailableError when the directory cannot
+   * be reached, refuses the bind or lacks the base DN.
+   */
+  async sync(state: PublishedState, options: { dryRun?: boolean } = {}): Promise<Difference> {
+    return this.withClient(async (client) => {
+      const { layout } = this.options;
+      await this.requireBase(client);
+      const current = new Map<string, Entry>();
+      for (const container of containerEntries(layout)) {
+        const found = await this.searchChildren(client, container.dn);
+        if (found === undefined) {
+          if (options.dryRun !== true) await client.add(container.dn, container.attributes);
+          continue;
+        }
+        for (const entry of found) current.set(entryKey(entry.dn), entry);
+      }
+      const diff = difference(current, desiredEntries(state, layout));
+      if (options.dryRun !== true) await this.apply(client, diff);
+      return diff;
+    });
+  }
+
+  /** Every entry of the subtree's two containers (for checks and tests). */
+  async entries(): Promise<Map<string, Entry>> {
+    return this.withClient(async (client) => {
+      const entries = new Map<string, Entry>();
+      for (const container of containerEntries(this.options.layout)) {
+        for (const entry of (await this.searchChildren(client, container.dn)) ?? []) {
+          entries.set(entryKey(entry.dn), entry);
+        }
+      }
+      return entries;
+    });
+  }
+
+  private async apply(client: Client, diff: Difference): Promise<void> {
+    const users = entryKey(usersDn(this.options.layout));
+    const inUsers = (dn: string) => entryKey(dn).endsWith(`,${users}`);
+    // Users before the groups that name them; groups gone before the users they named.
+    const adds = [...diff.add].sort((a, b) => Number(inUsers(b.dn)) - Number(inUsers(a.dn)));
+    for (const entry of adds) await client.add(entry.dn, entry.attributes);
+    for (const { dn, replace } of diff.modify) {
+      await client.modify(
+        dn,
+        Object.entries(replace).map(
+          ([type, values]) =>
+            new Change({ operation: 'replace', modification: new Attribute({ type, values }) }),
+        ),
+      );
+    }
+    const deletes = [...diff.delete].sort((a, b) => Number(inUsers(a)) - Number(inUsers(b)));
+    for (const dn of deletes) await client.del(dn);
+  }
+
+  private async requireBase(client: Client): Promise<void> {
+    const { baseDn } = this.options.layout;
+    try {
+      await client.search(baseDn, {
+        scope: 'base',
+        filter: '(objectClass=*)',
+        attributes: ['1.1'],
+      });
+    } catch (error) {
+      if (error instanceof NoSuchObjectError) {
+        throw new DirectoryUnavailableError(
+          `The base DN ${baseDn} (PORTAL_LDAP_BASE_DN) does not exist in the directory: create it (deploy/ldap/) or correct the setting`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** The entries one level below `dn`; undefined when `dn` does not exist. */
+  private async searchChildren(client: Client, dn: string): Promise<Entry[] | undefined> {
+    try {
+      // In pages: a server's size limit (slapd's default is 500 entries) applies per page.
+      const { searchEntries } = await client.search(dn, {
+        scope: 'one',
+        filter: '(objectClass=*)',
+        attributes: [...MANAGED_ATTRIBUTES],
+        paged: { pageSize: SEARCH_PAGE_SIZE },
+      });
+      return searchEntries.map((entry) => ({ dn: entry.dn, attributes: attributesOf(entry) }));
+    } catch (error) {
+      if (error instanceof NoSuchObjectError) return undefined;
+      if (error instanceof SizeLimitExceededError) {
+        throw new DirectoryUnavailableError(
+          `The directory lists at most a size limit of entries under ${dn} to ${this.options.bindDn}: lift it for that account (OpenLDAP: limits dn.exact="${this.options.bindDn}" size=unlimited, as deploy/ldap/slapd.conf.template has it)`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  private async withClient<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    const { url, bindDn, bindPassword, timeoutMs = 5000, trustedCaPem } = this.options;
+    const client = new Client({
+      url,
+      timeout: timeoutMs,
+      connectTimeout: timeoutMs,
+      // Only for ldaps://: ldapts opens TLS whenever it is given TLS options, on ldap:// too.
+      ...(trustedCaPem === undefined || !url.toLowerCase().startsWith('ldaps:')
+        ? {}
+        : { tlsOptions: { ca: [...trustedCaPem] } }),
+    });
+    try {
+      try {
+        await client.bind(bindDn, bindPassword);
+      } catch (error) {
+        if (error instanceof InvalidCredentialsError) {
+          throw new DirectoryUnavailableError(
+            `The directory at ${url} refused the bind as ${bindDn}: check PORTAL_LDAP_BIND_DN and the password in PORTAL_LDAP_BIND_PASSWORD_FILE`,
+          );
+        }
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new DirectoryUnavailableError(`Cannot reach the directory at ${url}: ${reason}`);
+      }
+      return await work(client);
+    } finally {
+      await client.unbind().catch(() => undefined);
+    }
+  }
+}
+
+export { groupsDn, usersDn };
+export type { Difference, Entry, Layout, PublishedState };
