@@ -280,8 +280,10 @@ describe.each(['en', 'fi'] as const)('the TAK card (%s)', (language) => {
     const decoded = await decodeQr(registration, `registration-${language}`);
     expect(decoded).toBe(answer.registration_qr);
     expect(JSON.parse(decoded)).toEqual({
+      passphrase: 'false',
       type: 'registration',
-      serverCredentials: { connectionString: 'tak.portal.localhost:8089:ssl' },
+      // This file's portal runs with TAK_HOST=localhost (node-tak reaches the face by that name).
+      serverCredentials: { connectionString: 'localhost:8089:ssl' },
       userCredentials: { username: 'Scout6', password: answer.token },
     });
 
@@ -292,7 +294,7 @@ describe.each(['en', 'fi'] as const)('the TAK card (%s)', (language) => {
       trust.click(),
     ]);
     expect(new URL(request.url()).search).toBe('?client=itak');
-    expect(download.suggestedFilename()).toBe('Scout6_portal_trust.zip');
+    expect(download.suggestedFilename()).toBe('Scout6_portal_trust_itak.zip');
     await checkAndClose(page, `tak-card-iphone-${language}`, card);
   });
 
