@@ -17,3 +17,4 @@ export * from './api/instructions.js';
 export * from './api/admin.js';
 export * from './api/tak.js';
 export * from './api/audit.js';
+export * from './api/members.js';

@@ -275,6 +275,8 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
       `GET ${apiPaths.audit}`,
       `GET ${apiPaths.auditCsv}`,
       `GET ${apiPaths.takReadiness}`,
+      `GET ${apiPaths.members}`,
+      `GET ${apiPaths.members}/:callsign`,
       `POST ${takPaths.enrollmentToken}/:callsign`,
     ];
     const declared = new Map(routes.map((route) => [`${route.method} ${route.url}`, route.access]));

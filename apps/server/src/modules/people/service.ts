@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { MemberRow, MembersListQuery, MembersListResponse } from '@callsign/contract';
 import type { Database, MemberStatus, Role } from '../../db/schema.js';
 import { isPostgres, lockForTransaction, type Executor } from '../../db/transaction.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
@@ -25,6 +26,7 @@ import {
   type StoredPreset,
 } from './repository.js';
 import { MEMBERSHIP_LOCK } from './membership.js';
+import { memberRow, membersPage } from './members-table.js';
 import { sameCallsign } from './callsign.js';
 
 const ADMIN: Role = 'admin';
@@ -76,6 +78,16 @@ export class PeopleService {
       .setIsolationLevel('repeatable read')
       .setAccessMode('read only')
       .execute(build);
+  }
+
+  /** One page of the admin's members table (GET admin/members): search, sort, keyset pages. */
+  membersPage(query: MembersListQuery): Promise<MembersListResponse> {
+    return membersPage(this.db, query);
+  }
+
+  /** One member's row of the members table, in any state; 404 for nobody. */
+  memberRow(callsign: string): Promise<MemberRow> {
+    return memberRow(this.db, callsign);
   }
 
   /** Gives an active member the admin role; 404 not an active member, 400 already admin. */
