@@ -57,8 +57,8 @@ const KEY_EXPIRIES = sql`(
 /**
  * The sort value of each order but the callsign's, over `members m`. The key expiry: on
  * PostgreSQL from `KEY_EXPIRIES k` joined in (one hash aggregate: 15 ms against 31 for a
- * subquery per member at 10,000, bench section 11), on SQLite a subquery per member (its
- * index lookups beat the join, 5 ms against 22).
+ * subquery per member, EXPLAIN ANALYZE at 10,000 members on a loaded machine), on SQLite a
+ * subquery per member (its index lookups beat the join there: 5 ms against 22).
  */
 function sortValue(
   sort: Exclude<MemberSortKey, 'callsign'>,
@@ -73,6 +73,9 @@ function sortValue(
       return sql<number>`m.created_at`;
   }
 }
+
+const IS_ADMIN = sql<number>`CASE WHEN EXISTS (SELECT 1 FROM member_roles r
+  WHERE r.callsign = m.callsign AND r.role = 'admin') THEN 1 ELSE 0 END`;
 
 interface RawRow {
   callsign: string;
@@ -107,8 +110,9 @@ function likeContaining(text: string): string {
 
 /**
  * One page of the members table; `limit` rows at most, in the page's order: ties, and the
- * callsign order, by callsign in the same direction. The page's callsigns are chosen first
- * (reading only what the order and the search need), then the rest is read for those alone.
+ * callsign order, by callsign in the same direction. One query: the page's callsigns are chosen
+ * first (reading only what the order and the search need), then the rest is read for those
+ * alone.
  */
 export async function listMemberTableRows(
   executor: Executor,
@@ -116,7 +120,6 @@ export async function listMemberTableRows(
 ): Promise<MemberTableRow[]> {
   const { sort, descending, after, search } = page;
   const postgres = isPostgres(executor);
-  const value = sort === 'callsign' ? undefined : sortValue(sort, postgres);
   const direction = sql.raw(descending ? 'DESC' : 'ASC');
   const beyond = sql.raw(descending ? '<' : '>');
   const conditions: RawBuilder<unknown>[] = [];
@@ -126,37 +129,38 @@ export async function listMemberTableRows(
       OR lower(m.tak_team) LIKE ${pattern} ESCAPE '\\'
       OR lower(m.tak_role) LIKE ${pattern} ESCAPE '\\')`);
   }
-  if (after !== undefined) {
-    const callsign = after.callsign.toLowerCase();
-    conditions.push(
-      value === undefined
-        ? sql`lower(m.callsign) ${beyond} ${callsign}`
-        : sql`(${value}, lower(m.callsign)) ${beyond} (${after.value ?? 0}, ${callsign})`,
-    );
+  const where = (more: RawBuilder<unknown>[]) => {
+    const all = [...conditions, ...more];
+    return all.length === 0 ? sql`` : sql`WHERE ${sql.join(all, sql` AND `)}`;
+  };
+  let chosen: RawBuilder<unknown>;
+  if (sort === 'callsign') {
+    const from =
+      after === undefined ? [] : [sql`lower(m.callsign) ${beyond} ${after.callsign.toLowerCase()}`];
+    chosen = sql`SELECT m.callsign AS chosen, lower(m.callsign) AS lc, 0 AS v FROM members m
+      ${where(from)} ORDER BY lower(m.callsign) ${direction} LIMIT ${page.limit}`;
+  } else {
+    // Each member's sort value, then the page after the cursor in that order.
+    const value = sortValue(sort, postgres);
+    const keys =
+      postgres && sort === 'key_expires_at'
+        ? sql`LEFT JOIN ${KEY_EXPIRIES} k ON k.lc = lower(m.callsign)`
+        : sql``;
+    const from =
+      after === undefined
+        ? sql``
+        : sql`WHERE (s.v, s.lc) ${beyond} (${after.value ?? 0}, ${after.callsign.toLowerCase()})`;
+    const valued = sql`SELECT m.callsign AS chosen, lower(m.callsign) AS lc, ${value} AS v
+      FROM members m ${keys} ${where([])}`;
+    chosen = sql`SELECT s.chosen, s.lc, s.v FROM (${valued}) s ${from}
+      ORDER BY s.v ${direction}, s.lc ${direction} LIMIT ${page.limit}`;
   }
-  const where = conditions.length === 0 ? sql`` : sql`WHERE ${sql.join(conditions, sql` AND `)}`;
-  const keys =
-    postgres && sort === 'key_expires_at'
-      ? sql`LEFT JOIN ${KEY_EXPIRIES} k ON k.lc = lower(m.callsign)`
-      : sql``;
-  const order =
-    value === undefined
-      ? sql`lower(m.callsign) ${direction}`
-      : sql`${value} ${direction}, lower(m.callsign) ${direction}`;
-  const chosen = await sql<{ callsign: string }>`
-    SELECT m.callsign FROM members m ${keys} ${where} ORDER BY ${order} LIMIT ${page.limit}`.execute(
-    executor,
-  );
-  if (chosen.rows.length === 0) return [];
-  const found = (await rows(executor)
-    .where(
-      'm.callsign',
-      'in',
-      chosen.rows.map((row) => row.callsign),
-    )
-    .execute()) as RawRow[];
-  const byCallsign = new Map(found.map((row) => [row.callsign, toRow(row)]));
-  return chosen.rows.flatMap((row) => byCallsign.get(row.callsign) ?? []);
+  const found = await sql<RawRow>`
+    SELECT m.callsign, m.status, m.tak_team, m.tak_role, m.created_at, m.last_seen_tak_at,
+      ${KEY_EXPIRES_AT} AS key_expires_at, ${IS_ADMIN} AS is_admin
+    FROM (${chosen}) p JOIN members m ON m.callsign = p.chosen
+    ORDER BY p.v ${direction}, p.lc ${direction}`.execute(executor);
+  return found.rows.map(toRow);
 }
 
 /** One member's row of the members table (any state), or undefined for nobody. */
