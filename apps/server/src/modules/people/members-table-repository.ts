@@ -58,7 +58,8 @@ const KEY_EXPIRIES = sql`(
  * The sort value of each order but the callsign's, over `members m`. The key expiry: on
  * PostgreSQL from `KEY_EXPIRIES k` joined in (one hash aggregate: 15 ms against 31 for a
  * subquery per member, EXPLAIN ANALYZE at 10,000 members on a loaded machine), on SQLite a
- * subquery per member (its index lookups beat the join there: 5 ms against 22).
+ * subquery per member (its index lookups beat the join there: 5 ms against 22), each one seek
+ * of migration 0014's partial index of member keys not revoked.
  */
 function sortValue(
   sort: Exclude<MemberSortKey, 'callsign'>,
