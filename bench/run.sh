@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The portal's performance figures (issue 9), in one command from the repository root:
 #
-#   bash bench/run.sh [--quick] [--only=issuance,api,web,growth,isolation,bulk,enroll,burst,connections,ocsp,directory] [--record] [--own-build]
+#   bash bench/run.sh [--quick] [--only=issuance,api,web,growth,isolation,bulk,enroll,burst,connections,ocsp,directory,members] [--record] [--own-build]
 #   npm run bench -- --quick
 #
 # Installs bench/'s own dependencies (autocannon, lighthouse) on demand, outside the root
@@ -22,7 +22,7 @@ for arg in "$@"; do
   case "$arg" in
     --own-build) own_build=1 ;;
     --only=*)
-      [[ "${arg#--only=}" =~ api|growth|isolation|bulk|burst ]] || wants_postgres=0
+      [[ "${arg#--only=}" =~ api|growth|isolation|bulk|burst|members ]] || wants_postgres=0
       args+=("$arg")
       ;;
     --quick | --record) args+=("$arg") ;;

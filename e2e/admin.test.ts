@@ -14,6 +14,7 @@ import {
   seriousAccessibilityViolations,
 } from './support/browser.js';
 import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
+import { checkPage } from './support/checks.js';
 import { startService, type Service } from './support/service.js';
 import { leafSerialOf } from '../apps/server/test/support/pfx-files.js';
 
@@ -58,14 +59,6 @@ async function adminPage(
   const page = await context.newPage();
   await page.goto(`${service.mtlsOrigin}${urlPath}`, { waitUntil: 'networkidle' });
   return { page, context };
-}
-
-/** No serious accessibility fault, and nothing wider than the screen. */
-async function checkPage(page: Page, width: number): Promise<void> {
-  expect(await seriousAccessibilityViolations(page)).toEqual([]);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
-    width,
-  );
 }
 
 async function adminCall(method: string, urlPath: string, json?: unknown) {

@@ -2,16 +2,17 @@ import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
-import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import type { BrowserContextOptions } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, firstAdmin } from './support/api.js';
+import { DESKTOP, keepScreenshot, PHONE } from './support/browser.js';
 import {
-  DESKTOP,
-  keepScreenshot,
-  PHONE,
-  seriousAccessibilityViolations,
-} from './support/browser.js';
-import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
+  allowCertificateSelection,
+  browserWithKey,
+  openKeyedPage,
+  type KeyedBrowser,
+} from './support/nss.js';
+import { checkPage } from './support/checks.js';
 import { startService, type Service } from './support/service.js';
 
 // The audit log and the TAK readiness as an admin uses them (docs/operations.md, issue 19 and 15):
@@ -131,25 +132,9 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-async function adminPage(
-  device: BrowserContextOptions,
-  urlPath: string,
-  language = 'en',
-): Promise<{ page: Page; context: BrowserContext }> {
-  const context = await keyed.browser.newContext({ ...device, bypassCSP: true });
-  await context.addInitScript((lng: string) => {
-    localStorage.setItem('i18nextLng', lng);
-  }, language);
-  const page = await context.newPage();
-  await page.goto(`${service.mtlsOrigin}${urlPath}`, { waitUntil: 'networkidle' });
-  return { page, context };
-}
-
-async function checkPage(page: Page, width: number): Promise<void> {
-  expect(await seriousAccessibilityViolations(page)).toEqual([]);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
-    width,
-  );
+/** A page of the admin's browser in `language`. */
+function adminPage(device: BrowserContextOptions, urlPath: string, language = 'en') {
+  return openKeyedPage(keyed, `${service.mtlsOrigin}${urlPath}`, device, language);
 }
 
 describe('the audit log with a thousand events', () => {

@@ -21,7 +21,8 @@ const { recordIssuedCertificate } = await importServer('modules/certificates/rep
  * the seeded active members (`M000001`…) get a bearer JWT of their own. `waitForKeyPool`: ready
  * only once the key pool is full. `loopMonitor`: on SIGUSR2, the event loop's longest delay since
  * the last SIGUSR2 is written to `{dataDir}/loop.json`.
- * @type {{ dataDir: string, databaseUrl?: string, webDir?: string, active: number, pending: number, revokedShare?: number, keyHolders?: number, burstMembers?: number, waitForKeyPool?: boolean, loopMonitor?: boolean, env?: Record<string, string> }}
+ * `memberDetails`: the seeded members differ in team, role, presence and key expiry (seed.mjs).
+ * @type {{ dataDir: string, databaseUrl?: string, webDir?: string, active: number, pending: number, revokedShare?: number, memberDetails?: boolean, keyHolders?: number, burstMembers?: number, waitForKeyPool?: boolean, loopMonitor?: boolean, env?: Record<string, string> }}
  */
 const options = JSON.parse(process.argv[2] ?? '{}');
 
@@ -58,6 +59,7 @@ await seed(db, {
   active: options.active,
   pending: options.pending,
   revokedShare: options.revokedShare ?? 0,
+  memberDetails: options.memberDetails ?? false,
 });
 const seedMs = performance.now() - seedStart;
 

@@ -54,11 +54,31 @@ function enrollee(callsign, active, at) {
   };
 }
 
+const TEAMS = ['Cyan', 'Red', 'Dark Blue', 'Maroon', 'Green', 'Yellow'];
+const ROLES = ['Team Member', 'Team Lead', 'Medic', 'Sniper', 'RTO', 'K9', 'HQ'];
+
+/**
+ * What the members table shows of member `i` (bench section 11): a TAK preset of its own, seen
+ * on TAK at some time in the last 30 days (every fifth never), a key ending within a year.
+ * @param {number} i @param {number} at
+ */
+function details(i, at) {
+  return {
+    member: {
+      tak_team: TEAMS[i % TEAMS.length],
+      tak_role: ROLES[i % ROLES.length],
+      last_seen_tak_at: i % 5 === 0 ? null : at - ((i * 7919) % 30) * 86_400_000,
+    },
+    notAfter: at + ((i * 104_729) % 365) * 86_400_000,
+  };
+}
+
 /**
  * @param {import('kysely').Kysely<any>} db
- * @param {{ active: number, pending: number, revokedShare?: number }} counts
+ * @param {{ active: number, pending: number, revokedShare?: number, memberDetails?: boolean }} counts
  *   `active` members, each with an approved enrollment and one certificate; `pending` enrollees;
- *   `revokedShare` of the active members' certificates are revoked (in the CRL).
+ *   `revokedShare` of the active members' certificates are revoked (in the CRL); `memberDetails`:
+ *   teams, roles, presence and key expiries that differ from member to member (`details`).
  */
 export async function seed(db, counts) {
   const at = Date.now() - 60_000;
@@ -73,7 +93,8 @@ export async function seed(db, counts) {
     const active = i <= counts.active;
     const callsign = active ? activeCallsign(i) : pendingCallsign(i - counts.active);
     const rows = enrollee(callsign, active, at + i);
-    members.push(rows.member);
+    const varied = counts.memberDetails ? details(i, at) : undefined;
+    members.push({ ...rows.member, ...varied?.member });
     enrollments.push(rows.enrollment);
     if (!active) continue;
     const revoked = revokeEvery > 0 && i % revokeEvery === 0;
@@ -82,7 +103,7 @@ export async function seed(db, counts) {
       callsign,
       purpose: 'browser',
       not_before: at,
-      not_after: at + 365 * 86_400_000,
+      not_after: varied?.notAfter ?? at + 365 * 86_400_000,
       issued_at: at,
       revoked_at: revoked ? at + i : null,
       revocation_reason: revoked ? 'bench' : null,

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { launchBrowser } from './browser.js';
 
 // A browser that holds a member's key the way a Linux desktop does: the .pfx imported into
@@ -42,6 +42,25 @@ export async function openWithKey(
   const page = await context.newPage();
   await page.goto(url, { waitUntil: 'networkidle' });
   return page;
+}
+
+/**
+ * A page of `keyed` in a context of its own, in `language` (set before the app loads), with the
+ * CSP bypassed for the accessibility check; `url` loaded. Close its context when done.
+ */
+export async function openKeyedPage(
+  keyed: KeyedBrowser,
+  url: string,
+  device: BrowserContextOptions,
+  language = 'en',
+): Promise<{ page: Page; context: BrowserContext }> {
+  const context = await keyed.browser.newContext({ ...device, bypassCSP: true });
+  await context.addInitScript((lng: string) => {
+    localStorage.setItem('i18nextLng', lng);
+  }, language);
+  const page = await context.newPage();
+  await page.goto(url, { waitUntil: 'networkidle' });
+  return { page, context };
 }
 
 /** Chromium with its own NSS store that trusts `rootCaFile` and holds the .pfx of `callsign`. */

@@ -19,3 +19,4 @@ export * from './api/admin.js';
 export * from './api/tak.js';
 export * from './api/audit.js';
 export * from './api/groups.js';
+export * from './api/members.js';

@@ -62,6 +62,9 @@ export const apiPaths = {
   audit: `${API_PREFIX}/admin/audit`,
   auditCsv: `${API_PREFIX}/admin/audit.csv`,
   takReadiness: `${API_PREFIX}/admin/tak-readiness`,
+  members: `${API_PREFIX}/admin/members`,
+  /** GET: one member's row of the members table (admin). */
+  member: (callsign: string) => `${API_PREFIX}/admin/members/${encodeURIComponent(callsign)}`,
   openapi: '/api/openapi.json',
 } as const;
 

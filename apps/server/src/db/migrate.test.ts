@@ -7,6 +7,7 @@ import { findInviteCode, insertInviteCodes } from '../modules/invites/repository
 import * as inviteOptionsAndSlips from './migrations/0007-invite-options-and-slips.js';
 import { NEW_INVITE_COLUMNS } from './migrations/0007-invite-options-and-slips.js';
 import { MIGRATIONS, MigrationError, migrateToLatest } from './migrate.js';
+import { KEY_EXPIRY_INDEX } from './migrations/0014-members-table.js';
 import { testEngines } from './test-engines.testing.js';
 import type { ScratchDatabase } from './test-engines.testing.js';
 
@@ -439,6 +440,36 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     expect(columnsOf('login_codes')).not.toContain('created_by');
     expect(columnsOf('tak_enrollment_tokens')).not.toContain('made_by');
     expect(columnsOf('tak_enrollment_tokens')).toContain('created_by');
+  });
+
+  it('index the newest member key per callsign for the members table (0014), and drop it', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    await migrateToLatest(handle, migrationsThrough('0011-tak-presence'));
+    expect(await migrateToLatest(handle, migrationsThrough('0014-members-table'))).toEqual([
+      '0014-members-table',
+    ]);
+    const indexes = async () =>
+      handle.engine === 'postgres'
+        ? (
+            await sql<{ name: string }>`select indexname as name from pg_indexes
+              where tablename = 'issued_certificates'`.execute(handle.db)
+          ).rows.map((row) => row.name)
+        : (
+            await sql<{ name: string }>`select name from sqlite_master
+              where type = 'index' and tbl_name = 'issued_certificates'`.execute(handle.db)
+          ).rows.map((row) => row.name);
+    expect(await indexes()).toContain(KEY_EXPIRY_INDEX);
+    if (handle.engine === 'sqlite') {
+      // The members table's key expiry is one seek of this index.
+      const plan = await sql<{ detail: string }>`explain query plan
+        select max(c.not_after) from issued_certificates c
+        where lower(c.callsign) = lower('Alpha1') and c.revoked_at is null
+          and c.purpose <> 'server'`.execute(handle.db);
+      expect(plan.rows.map((row) => row.detail).join('\n')).toContain(KEY_EXPIRY_INDEX);
+    }
+    await MIGRATIONS['0014-members-table']?.down?.(handle.db);
+    expect(await indexes()).not.toContain(KEY_EXPIRY_INDEX);
   });
 
   it('give older keys and members no presence (0011), store it, and drop it again', async () => {

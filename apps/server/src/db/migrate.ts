@@ -13,6 +13,7 @@ import * as madeBy from './migrations/0009-made-by.js';
 import * as auditNoReplace from './migrations/0010-audit-no-replace.js';
 import * as takPresence from './migrations/0011-tak-presence.js';
 import * as groups from './migrations/0012-groups.js';
+import * as membersTable from './migrations/0014-members-table.js';
 import type { Database } from './schema.js';
 import { advisoryLockKey } from './transaction.js';
 
@@ -31,6 +32,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0010-audit-no-replace': auditNoReplace,
   '0011-tak-presence': takPresence,
   '0012-groups': groups,
+  '0014-members-table': membersTable,
 };
 
 export class MigrationError extends Error {

@@ -280,6 +280,8 @@ describe.each(testEngines())('the access matrix on $name', (engine) => {
       `GET ${apiPaths.audit}`,
       `GET ${apiPaths.auditCsv}`,
       `GET ${apiPaths.takReadiness}`,
+      `GET ${apiPaths.members}`,
+      `GET ${apiPaths.members}/:callsign`,
       `POST ${takPaths.enrollmentToken}/:callsign`,
       `GET ${apiPaths.groups}`,
       `POST ${apiPaths.groups}`,

@@ -10,13 +10,13 @@ import {
   enrollResponseSchema,
   errorResponseSchema,
   exchangeCodeResponseSchema,
-  type AuditEventAnswer,
 } from '@callsign/contract';
 import { testEngines } from '../../src/db/test-engines.testing.js';
 import { appendAuditEvent } from '../../src/modules/audit/repository.js';
 import { EXPORT_PAGE } from '../../src/modules/audit/service.js';
 import { createAdminCode } from '../../src/modules/firstuser/admin-code.js';
 import { pathOf, registeredApiRoutes } from '../support/api-routes.js';
+import { allKeysetPages } from '../support/keyset-pages.js';
 import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 import type { MemberKey } from '../support/member-fixtures.js';
@@ -48,20 +48,12 @@ describe.each(testEngines())('the audit log on $name', (engine) => {
 
   /** Every event a filter selects, read page by page with the cursor. */
   async function allPages(query: Record<string, string>, limit: number) {
-    const events: AuditEventAnswer[] = [];
-    let before: string | null = null;
-    let pages = 0;
-    do {
-      const answer = await page({
-        ...query,
-        limit: String(limit),
-        ...(before === null ? {} : { before }),
-      });
-      events.push(...answer.events);
-      before = answer.next_before;
-      pages += 1;
-    } while (before !== null);
-    return { events, pages };
+    const read = async (pageQuery: Record<string, string>) => {
+      const answer = await page(pageQuery);
+      return { rows: answer.events, next: answer.next_before };
+    };
+    const { rows, pages } = await allKeysetPages(read, query, limit);
+    return { events: rows, pages };
   }
 
   async function csv(query: Record<string, string>) {

@@ -3,6 +3,7 @@ import {
   apiPaths,
   caPaths,
   keyListResponseSchema,
+  membersListResponseSchema,
   takReadinessResponseSchema,
 } from '@callsign/contract';
 import { ocspQuestion, readOcspAnswer } from '../../src/ca/ocsp-check.js';
@@ -96,6 +97,16 @@ describe.each(testEngines())('TAK presence on $name', (engine) => {
     expect(own.keys[0]).not.toHaveProperty('last_checked_from');
     const asAdmin = await keysOf('Heron7', boss);
     expect(asAdmin.last_seen_tak_at).toBe(checkedAt);
+    // And in the admin's members table (product.md §17), the most recently seen first.
+    const table = await portal.api(
+      'mtls',
+      'GET',
+      `${apiPaths.members}?sort=-last_seen_tak_at&limit=1`,
+      { key: boss },
+    );
+    expect(membersListResponseSchema.parse(table.json()).members).toMatchObject([
+      { callsign: 'Heron7', last_seen_tak_at: checkedAt },
+    ]);
     expect(asAdmin.keys[0]).toMatchObject({
       last_checked_at: checkedAt,
       last_checked_from: TAK_SERVER,

@@ -17,6 +17,10 @@ const MemberRoute = lazyPage(() => import('./routes/member-route'), 'MemberRoute
 const KeysRoute = lazyPage(() => import('./routes/keys-route'), 'KeysRoute');
 
 const adminPages = () => import('./routes/admin-pages');
+const AdminLayout = lazyPage(adminPages, 'AdminLayout');
+const MembersPage = lazyPage(adminPages, 'MembersPage');
+const AdminMemberPage = lazyPage(adminPages, 'AdminMemberPage');
+const SystemPage = lazyPage(adminPages, 'SystemPage');
 const AdminHomePage = lazyPage(adminPages, 'AdminHomePage');
 const UserAreasPage = lazyPage(adminPages, 'UserAreasPage');
 const MemberListRoute = lazyPage(adminPages, 'MemberListRoute');
@@ -65,21 +69,28 @@ export function AppRoutes() {
           <Route path={paths.loginCreateMtls.path} element={<CreateMtlsRoute />} />
         </Route>
         <Route element={<RouteGuard requirement={R.admin} />}>
-          <Route path={paths.admin.home.path} element={<AdminHomePage />} />
-          <Route path={paths.admin.manageUsers.path} element={<UserAreasPage />} />
-          <Route path={paths.admin.userManagement.path} element={<MemberListRoute />} />
-          <Route path={paths.admin.codeList.path} element={<CodeListPage />} />
-          <Route path={paths.admin.inviteCode.path} element={<InviteQrPage />} />
-          <Route path={paths.admin.bulk.path} element={<BulkPage />} />
-          <Route path={paths.admin.batch.path} element={<BatchPage />} />
-          <Route path={paths.admin.expiringKeys.path} element={<ExpiringKeysPage />} />
-          <Route path={paths.admin.audit.path} element={<AuditPage />} />
-          <Route path={paths.admin.groups.path} element={<GroupsPage />} />
+          <Route element={<AdminLayout />}>
+            <Route path={paths.admin.home.path} element={<AdminHomePage />} />
+            <Route path={paths.admin.manageUsers.path} element={<UserAreasPage />} />
+            <Route path={paths.admin.userManagement.path} element={<MemberListRoute />} />
+            <Route path={paths.admin.people.path} element={<MembersPage />} />
+            <Route path={paths.admin.member.path} element={<AdminMemberPage />} />
+            <Route path={paths.admin.codeList.path} element={<CodeListPage />} />
+            <Route path={paths.admin.inviteCode.path} element={<InviteQrPage />} />
+            <Route path={paths.admin.bulk.path} element={<BulkPage />} />
+            <Route path={paths.admin.batch.path} element={<BatchPage />} />
+            <Route path={paths.admin.expiringKeys.path} element={<ExpiringKeysPage />} />
+            <Route path={paths.admin.audit.path} element={<AuditPage />} />
+            <Route path={paths.admin.groups.path} element={<GroupsPage />} />
+            <Route path={paths.admin.system.path} element={<SystemPage />} />
+          </Route>
           <Route path={below(paths.admin.home.path)} element={<NotFoundPage />} />
         </Route>
         {/* Its link is sent around: opened without a key, the error page leads to it with one. */}
         <Route element={<RouteGuard requirement={R.adminApproval} />}>
-          <Route path={paths.admin.approval.path} element={<ApprovalPage />} />
+          <Route element={<AdminLayout />}>
+            <Route path={paths.admin.approval.path} element={<ApprovalPage />} />
+          </Route>
         </Route>
         <Route element={<RouteGuard requirement={R.users} />}>
           <Route path={below(paths.users.home.path)} element={<MemberRoute />} />

@@ -10,16 +10,21 @@ export function TitledPage({
   title,
   back,
   children,
+  wide = false,
 }: {
   title: string;
   back: string;
   children: ReactNode;
+  /** A page of tables: the laptop's width, not a column of text. */
+  wide?: boolean;
 }) {
   const { t } = useTranslation();
   return (
     <>
       <Navbar title={title} backUrl={back} backLabel={t('nav.back')} />
-      <div className="mx-auto flex w-full max-w-2xl flex-col gap-5 px-4 py-6">
+      <div
+        className={`mx-auto flex w-full ${wide ? 'max-w-5xl' : 'max-w-2xl'} flex-col gap-5 px-4 py-6`}
+      >
         <h1 className="text-2xl font-bold break-words">{title}</h1>
         {children}
       </div>

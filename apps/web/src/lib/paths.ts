@@ -16,6 +16,7 @@ const USERS = '/app/users';
 const TAK = '/app/services/tak';
 const CODE_LIST = `${ADMIN}/user-management/code-list`;
 const BULK = `${ADMIN}/user-management/bulk`;
+const PEOPLE = `${ADMIN}/people`;
 
 export const paths = {
   home: { path: '/' },
@@ -39,6 +40,12 @@ export const paths = {
     expiringKeys: { path: `${ADMIN}/user-management/expiring-keys` },
     audit: { path: `${ADMIN}/audit` },
     groups: { path: `${ADMIN}/groups` },
+    /** The members table (product.md §17). */
+    people: { path: PEOPLE },
+    /** One member's page: their details, keys and actions. */
+    member: withParam(PEOPLE, 'callsign'),
+    /** The TAK Server's readiness and the CA. */
+    system: { path: `${ADMIN}/system` },
   },
   users: {
     home: withParam(USERS, 'callsign'),

@@ -4,6 +4,10 @@ import {
   API_PREFIX,
   apiPaths,
   callsignParamsSchema,
+  memberParamsSchema,
+  memberResponseSchema,
+  membersListQuerySchema,
+  membersListResponseSchema,
   peopleListResponseSchema,
   revokePersonResponseSchema,
   type RevokePersonResponse,
@@ -14,7 +18,10 @@ import { callerOf } from '../auth/access.js';
 import { revocationReceipt, type RevocationReceipt } from '../certificates/revocation-receipt.js';
 import type { RouteContext } from '../route-context.js';
 
-/** GET people/list, DELETE people/{callsign}, POST enrollment/promote and demote (admin). */
+/**
+ * GET people/list, DELETE people/{callsign}, POST enrollment/promote and demote, GET
+ * admin/members and admin/members/{callsign} (admin).
+ */
 export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext): void {
   const { people, certificates, memberCommands } = context.services;
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -28,6 +35,30 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
       // still documents the answer, and the API tests check it.
       const list = await people.listActiveJson();
       return reply.type('application/json; charset=utf-8').send(`{"callsign_list":${list}}`);
+    },
+  );
+
+  api.get(
+    apiPaths.members,
+    {
+      config: { access: 'admin' },
+      schema: { querystring: membersListQuerySchema, response: { 200: membersListResponseSchema } },
+    },
+    async (request) => {
+      callerOf(request);
+      return people.membersPage(request.query);
+    },
+  );
+
+  api.get(
+    `${apiPaths.members}/:callsign`,
+    {
+      config: { access: 'admin' },
+      schema: { params: memberParamsSchema, response: { 200: memberResponseSchema } },
+    },
+    async (request) => {
+      callerOf(request);
+      return { member: await people.memberRow(request.params.callsign) };
     },
   );
 

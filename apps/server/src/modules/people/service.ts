@@ -1,5 +1,10 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { AuditAction } from '@callsign/contract';
+import type {
+  AuditAction,
+  MemberRow,
+  MembersListQuery,
+  MembersListResponse,
+} from '@callsign/contract';
 import { NO_DIRECTORY, thenPublish, type DirectoryChanges } from '../../directory/changes.js';
 import type { Database, MemberStatus, Role } from '../../db/schema.js';
 import { isPostgres, lockForTransaction, type Executor } from '../../db/transaction.js';
@@ -28,6 +33,7 @@ import {
   type StoredPreset,
 } from './repository.js';
 import { MEMBERSHIP_LOCK } from './membership.js';
+import { memberRow, membersPage } from './members-table.js';
 import { sameCallsign } from './callsign.js';
 
 const ADMIN: Role = 'admin';
@@ -81,6 +87,16 @@ export class PeopleService {
       .setIsolationLevel('repeatable read')
       .setAccessMode('read only')
       .execute(build);
+  }
+
+  /** One page of the admin's members table (GET admin/members): search, sort, keyset pages. */
+  membersPage(query: MembersListQuery): Promise<MembersListResponse> {
+    return membersPage(this.db, query);
+  }
+
+  /** One member's row of the members table, in any state; 404 for nobody. */
+  memberRow(callsign: string): Promise<MemberRow> {
+    return memberRow(this.db, callsign);
   }
 
   /** Gives an active member the admin role; 404 not an active member, 400 already admin. */

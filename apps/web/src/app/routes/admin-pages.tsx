@@ -1,4 +1,7 @@
+import { Outlet } from 'react-router';
 import { useAuth } from '../../features/auth/components/auth-provider';
+import { AdminNav } from '../../features/admin/shared/components/admin-nav';
+import { MemberPage } from '../../features/admin/people/components/member-page';
 import { AdminHome } from '../../features/admin/home/components/admin-home';
 import { MemberListPage } from '../../features/admin/people/components/member-list-page';
 import { EnrollmentQrButton } from '../../features/tak/components/enrollment-qr-button';
@@ -15,6 +18,18 @@ export { CodeListPage } from '../../features/admin/invites/components/code-list-
 export { GroupsPage } from '../../features/admin/groups/components/groups-page';
 export { ExpiringKeysPage } from '../../features/admin/people/components/expiring-keys-page';
 export { InviteQrPage } from '../../features/admin/invites/components/invite-qr-page';
+export { MembersPage } from '../../features/admin/people/components/members-page';
+export { SystemPage } from '../../features/admin/system/components/system-page';
+
+/** Every admin page: the admin area's navigation above the page. */
+export function AdminLayout() {
+  return (
+    <>
+      <AdminNav />
+      <Outlet />
+    </>
+  );
+}
 export { UserAreasPage } from '../../features/admin/home/components/user-areas-page';
 
 /** /app/admin: the admin home with the signed-in admin's callsign and the TAK card. */
@@ -32,4 +47,12 @@ export function AdminHomePage() {
 /** /app/admin/user-management, with the TAK enrollment QR in the dialog of each member. */
 export function MemberListRoute() {
   return <MemberListPage memberTools={(callsign) => <EnrollmentQrButton callsign={callsign} />} />;
+}
+
+/** /app/admin/people/{callsign}: the member's page; actions on the signed-in admin are off. */
+export function AdminMemberPage() {
+  const { callsign } = useAuth();
+  return (
+    <MemberPage self={callsign} tools={(member) => <EnrollmentQrButton callsign={member} />} />
+  );
 }

@@ -124,6 +124,8 @@ describe('MemberGroupsEditor', () => {
   it('says where to make groups when there are none', async () => {
     fakeGroups([]);
     renderWithProviders(<MemberGroupsEditor callsign="Scout1" />, { language: 'fi' });
-    expect(await screen.findByText('Ryhmiä ei ole vielä: luo ne ryhmäsivulla.')).toBeVisible();
+    expect(
+      await screen.findByText('Käyttäjäryhmiä ei ole vielä: luo ne käyttäjäryhmäsivulla.'),
+    ).toBeVisible();
   });
 });

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import {
@@ -15,6 +15,7 @@ import { PresetFields } from '../../../../components/preset-fields';
 import { SelectField } from '../../../../components/select-field';
 import { TextAreaField } from '../../../../components/text-area-field';
 import { errorMessage } from '../../../../lib/api-client';
+import { usePaused } from '../../../../lib/use-paused';
 import { ONBOARDING_NS } from '../../../../lib/onboarding';
 import { paths } from '../../../../lib/paths';
 import { validateCallsign } from '../../../../lib/validation';
@@ -44,20 +45,6 @@ export function localPreview(callsigns: readonly string[]): PreviewEntry[] {
     seen.add(key);
     return { callsign, problem: null };
   });
-}
-
-/** The list as it stands once typing paused: what the server check is asked about. */
-function usePaused<T>(value: T, delayMs: number): T {
-  const [paused, setPaused] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => {
-      setPaused(value);
-    }, delayMs);
-    return () => {
-      clearTimeout(timer);
-    };
-  }, [value, delayMs]);
-  return paused;
 }
 
 const CHIP: Record<CallsignProblem | 'ok', string> = {

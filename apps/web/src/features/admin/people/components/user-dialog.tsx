@@ -3,10 +3,9 @@ import { useTranslation } from 'react-i18next';
 import { Button } from '../../../../components/button';
 import { ConfirmStepButtons } from '../../../../components/confirm-dialog';
 import { Dialog } from '../../../../components/dialog';
-import { errorMessage } from '../../../../lib/api-client';
-import { isConflict } from '../../shared/api/failure';
 import { useChangeRole, useRevokePerson, type Person } from '../api/people';
 import { MemberGroupsEditor } from '../../groups/components/member-groups-editor';
+import { memberActionFailure } from './action-failure';
 import { PresetEditor } from './preset-editor';
 import { RevocationReceiptDialog } from './revocation-receipt';
 import { UserKeysSection } from './user-keys-section';
@@ -42,11 +41,7 @@ export function UserDialog({
   const failure = (() => {
     const error = revoke.error ?? changeRole.error;
     if (error === null) return null;
-    const failed = revoke.error !== null ? 'revoke_failed' : `${change}_failed`;
-    const message = isConflict(error)
-      ? `${t('admin.users.conflict')} (${errorMessage(error)})`
-      : errorMessage(error);
-    return `${t(`admin.users.${failed}`)} ${message}`;
+    return memberActionFailure(t, revoke.error !== null ? 'revoke' : change, error);
   })();
 
   const alert = failure !== null && (
