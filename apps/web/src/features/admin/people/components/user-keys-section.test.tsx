@@ -169,9 +169,7 @@ describe('the Keys section of the user dialog', () => {
     ]);
     renderWithProviders(<UserKeysSection callsign="Ranger1" />);
     const rows = await screen.findAllByRole('listitem');
-    expect(rows[0]).toHaveTextContent(
-      /the TAK Server at 10\.0\.0\.5 last checked it 20 Nov \d{4}/,
-    );
+    expect(rows[0]).toHaveTextContent(/the TAK Server at 10\.0\.0\.5 last checked it 20 Nov \d{4}/);
     expect(rows[1]).not.toHaveTextContent('last checked');
   });
 });
