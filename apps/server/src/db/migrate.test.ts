@@ -445,7 +445,7 @@ describe.each(testEngines())('migrations on $name', (engine) => {
   it('index the newest member key per callsign for the members table (0014), and drop it', async () => {
     scratch = await engine.createScratchDatabase();
     const handle = scratch.open();
-    await migrateToLatest(handle, migrationsThrough('0011-tak-presence'));
+    await migrateToLatest(handle, migrationsThrough('0012-groups'));
     expect(await migrateToLatest(handle, migrationsThrough('0014-members-table'))).toEqual([
       '0014-members-table',
     ]);

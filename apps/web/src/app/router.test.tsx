@@ -117,10 +117,10 @@ describe('the admin area in the route table', () => {
     expect(
       await screen.findByText(/No directory is configured: groups show in the portal only/),
     ).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'Groups' })).toHaveAttribute(
-      'href',
-      '/app/admin/groups',
-    );
+    // The directory card's link and the admin navigation's: both to the groups page.
+    const groupLinks = screen.getAllByRole('link', { name: 'Groups' });
+    expect(groupLinks).toHaveLength(2);
+    for (const link of groupLinks) expect(link).toHaveAttribute('href', '/app/admin/groups');
   });
 
   it('/app/admin shows when the CAs expire, and the admin’s own keys', async () => {
