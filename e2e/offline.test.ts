@@ -66,6 +66,12 @@ async function openOnce(
 ): Promise<{ page: Page; context: BrowserContext }> {
   const context = await browser.browser.newContext(device);
   const page = await context.newPage();
+  // What the page and its worker said, for the message of a worker that never becomes active.
+  const seen: string[] = [];
+  page.on('console', (message) => seen.push(`console ${message.type()}: ${message.text()}`));
+  context.on('requestfailed', (request) =>
+    seen.push(`failed ${request.url()}: ${request.failure()?.errorText ?? ''}`),
+  );
   await page.goto(`${origin}${url}`, { waitUntil: 'networkidle' });
   const active = await page.evaluate(() =>
     Promise.race([
@@ -73,11 +79,23 @@ async function openOnce(
       new Promise<boolean>((resolve) =>
         setTimeout(() => {
           resolve(false);
-        }, 30_000),
+        }, 60_000),
       ),
     ]),
   );
-  expect(active, 'a service worker became active').toBe(true);
+  if (!active) {
+    const registration = await page.evaluate(async () => {
+      const found = await navigator.serviceWorker.getRegistration();
+      if (found === undefined) return 'no registration';
+      return JSON.stringify({
+        installing: found.installing?.state ?? null,
+        waiting: found.waiting?.state ?? null,
+        active: found.active?.state ?? null,
+      });
+    });
+    seen.unshift(`registration: ${registration}`);
+  }
+  expect(active, `a service worker became active\n${seen.join('\n')}`).toBe(true);
   return { page, context };
 }
 
