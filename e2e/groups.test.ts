@@ -5,13 +5,14 @@ import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-cor
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSlapd, type SlapdDirectory } from '../apps/server/test/support/slapd.js';
 import { approvedMember, firstAdmin } from './support/api.js';
+import { DESKTOP, keepScreenshot, PHONE } from './support/browser.js';
+import { checkPage } from './support/checks.js';
 import {
-  DESKTOP,
-  keepScreenshot,
-  PHONE,
-  seriousAccessibilityViolations,
-} from './support/browser.js';
-import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
+  allowCertificateSelection,
+  browserWithKey,
+  openKeyedPage,
+  type KeyedBrowser,
+} from './support/nss.js';
 import { startService, type Service } from './support/service.js';
 
 // Groups as an admin and a member use them (product.md §15, issue 29), the built service
@@ -58,26 +59,14 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-async function open(
+/** `urlPath` on the mTLS face in a keyed page of its own (support/nss.ts), in `language`. */
+function open(
   keyed: KeyedBrowser,
   device: BrowserContextOptions,
   urlPath: string,
   language = 'en',
 ): Promise<{ page: Page; context: BrowserContext }> {
-  const context = await keyed.browser.newContext({ ...device, bypassCSP: true });
-  await context.addInitScript((lng: string) => {
-    localStorage.setItem('i18nextLng', lng);
-  }, language);
-  const page = await context.newPage();
-  await page.goto(`${service.mtlsOrigin}${urlPath}`, { waitUntil: 'networkidle' });
-  return { page, context };
-}
-
-async function checkPage(page: Page, width: number): Promise<void> {
-  expect(await seriousAccessibilityViolations(page)).toEqual([]);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
-    width,
-  );
+  return openKeyedPage(keyed, `${service.mtlsOrigin}${urlPath}`, device, language);
 }
 
 describe('groups in the web app, published to the directory', () => {
