@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import https from 'node:https';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { takEnrollmentTokenResponseSchema, takPaths } from '@callsign/contract';
+import { validUserStatus } from '../apps/server/test/support/mtls-status.js';
 import { enrollWithNodeTak } from '../apps/server/test/support/node-tak-client.js';
 import { approvedMember, call, firstAdmin } from './support/api.js';
 import {
@@ -74,30 +74,11 @@ function open(
 
 /** Does the mTLS face take this certificate and key as a valid member? */
 function mtlsStatus(cert: string, key: string): Promise<number> {
-  const host = `mtls.portal.localhost`;
-  return new Promise((resolve, reject) => {
-    const request = https.request(
-      {
-        host: '127.0.0.1',
-        port: service.port,
-        servername: host,
-        path: '/api/v1/check-auth/validuser',
-        headers: { host: `${host}:${String(service.port)}` },
-        ca: caPem,
-        cert,
-        key,
-        agent: false,
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () => {
-          resolve(response.statusCode ?? 0);
-        });
-      },
-    );
-    request.on('error', reject);
-    request.end();
-  });
+  return validUserStatus(
+    { port: service.port, mtlsHost: 'mtls.portal.localhost', ca: caPem },
+    cert,
+    key,
+  );
 }
 
 describe('Connect ATAK or iTAK', () => {

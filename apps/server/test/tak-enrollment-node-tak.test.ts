@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
-import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiPaths, takEnrollmentTokenResponseSchema, takPaths } from '@callsign/contract';
+import { takEnrollmentTokenResponseSchema, takPaths } from '@callsign/contract';
+import { validUserStatus } from './support/mtls-status.js';
 import { enrollWithNodeTak } from './support/node-tak-client.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';
 
@@ -51,29 +51,11 @@ describe('TAK enrollment with @tak-ps/node-tak', () => {
     expect(leaf.checkIssued(new X509Certificate(portal.portal.ca.issuingCertificatePem))).toBe(
       true,
     );
-    const status = await new Promise<number>((resolve, reject) => {
-      const request = https.request(
-        {
-          host: '127.0.0.1',
-          port: portal.port,
-          servername: portal.config.mtlsHost,
-          path: apiPaths.checkAuthValidUser,
-          headers: { host: `${portal.config.mtlsHost}:${String(portal.port)}` },
-          ca: portal.portal.ca.chainPem,
-          cert,
-          key,
-          agent: false,
-        },
-        (response) => {
-          response.resume();
-          response.on('end', () => {
-            resolve(response.statusCode ?? 0);
-          });
-        },
-      );
-      request.on('error', reject);
-      request.end();
-    });
+    const status = await validUserStatus(
+      { port: portal.port, mtlsHost: portal.config.mtlsHost, ca: portal.portal.ca.chainPem },
+      cert,
+      key,
+    );
     expect(status).toBe(200);
 
     // The token is spent: the library's second try is refused at its login, as TAK Server

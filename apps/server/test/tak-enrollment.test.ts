@@ -1,5 +1,4 @@
 import { X509Certificate, createPublicKey } from 'node:crypto';
-import https from 'node:https';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +22,7 @@ import {
   type DeviceKey,
   type FaceTarget,
 } from './support/tak-client.js';
+import { validUserStatus } from './support/mtls-status.js';
 import { startTestPortal, type MemberKey, type TestPortal } from './support/test-portal.js';
 
 /**
@@ -93,29 +93,12 @@ describe.each(testEngines())('TAK enrollment on $name', (engine) => {
 
   /** A call to the mTLS face presenting a device's certificate and key. */
   function asDevice(certificatePem: string, device: DeviceKey): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const request = https.request(
-        {
-          host: '127.0.0.1',
-          port: portal.port,
-          servername: portal.config.mtlsHost,
-          path: apiPaths.checkAuthValidUser,
-          headers: { host: `${portal.config.mtlsHost}:${portal.port}` },
-          ca: portal.portal.ca.chainPem,
-          cert: certificatePem,
-          key: device.keyPem,
-          agent: false,
-        },
-        (response) => {
-          response.resume();
-          response.on('end', () => {
-            resolve(response.statusCode ?? 0);
-          });
-        },
-      );
-      request.on('error', reject);
-      request.end();
-    });
+    const face = {
+      port: portal.port,
+      mtlsHost: portal.config.mtlsHost,
+      ca: portal.portal.ca.chainPem,
+    };
+    return validUserStatus(face, certificatePem, device.keyPem);
   }
 
   /** The certificate chains to the portal's published CA (`/ca/ca.pem`, fetched over HTTPS). */
