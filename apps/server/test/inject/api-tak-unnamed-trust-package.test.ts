@@ -60,6 +60,36 @@ describe('GET tak/trust-package/unnamed', () => {
     expect(first.body.equals(second.body)).toBe(true);
   });
 
+  it("gives iTAK's flavour for ?client=itak, built apart from ATAK's, and refuses another client", async () => {
+    const atak = await portal.api('public', 'GET', takPaths.unnamedTrustPackage);
+    const itak = await portal.api('public', 'GET', `${takPaths.unnamedTrustPackage}?client=itak`);
+    expect(itak.status, itak.text).toBe(200);
+    expect(itak.headers['content-disposition']).toBe('attachment; filename="Field_trust_itak.zip"');
+    const entries = unzipSync(new Uint8Array(itak.body));
+    // iTAK reads the unsuffixed keys and, in older versions, a root config.pref.
+    const pref = strFromU8(entries['server.pref'] ?? new Uint8Array());
+    expect(pref).toContain('<entry key="caLocation" ');
+    expect(pref).toContain('<entry key="caPassword" ');
+    expect(entries['config.pref']).toBeDefined();
+    const atakPref = strFromU8(
+      unzipSync(new Uint8Array(atak.body))['server.pref'] ?? new Uint8Array(),
+    );
+    expect(atakPref).not.toContain('<entry key="caLocation" ');
+    // Each flavour is one build a while: asked again, the same bytes.
+    const itakAgain = await portal.api(
+      'public',
+      'GET',
+      `${takPaths.unnamedTrustPackage}?client=itak`,
+    );
+    expect(itakAgain.body.equals(itak.body)).toBe(true);
+    const other = await portal.api(
+      'public',
+      'GET',
+      `${takPaths.unnamedTrustPackage}?client=wintak`,
+    );
+    expect(other.status).toBe(422);
+  });
+
   it('on the mTLS face wants a key, as every call there but the health check', async () => {
     const response = await portal.api('mtls', 'GET', takPaths.unnamedTrustPackage);
     expect(response.status).toBe(403);
