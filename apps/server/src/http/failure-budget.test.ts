@@ -1,8 +1,10 @@
+import Fastify from 'fastify';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
 import { describeWithMigratedDatabase } from '../db/engine-suite.testing.js';
 import { countsAsFailure, TooManyRequestsError } from '../errors.js';
 import { DatabaseFailureBudget, type FailureBudget } from '../modules/auth/failure-budget.js';
-import { spendingBudget } from './failure-budget.js';
+import { registerFailureBudget, spendingBudget } from './failure-budget.js';
 
 async function refusal(budget: FailureBudget, address: string): Promise<unknown> {
   try {
@@ -136,5 +138,56 @@ describeWithMigratedDatabase('spendingBudget', (database) => {
       }),
     ).rejects.toBeInstanceOf(TooManyRequestsError);
     expect(started).toBe(false);
+  });
+});
+
+describeWithMigratedDatabase('registerFailureBudget', (database) => {
+  /** The database's budget, its give-back slowed as a busy PostgreSQL may slow it. */
+  function slowToGiveBack(budget: FailureBudget): FailureBudget {
+    return {
+      reserve: (address) => budget.reserve(address),
+      release: async (reservation) => {
+        await sleep(50);
+        await budget.release(reservation);
+      },
+    };
+  }
+  const held = async (address: string) =>
+    (
+      await database.handle.db
+        .selectFrom('failure_windows')
+        .select('failures')
+        .where('address', '=', address)
+        .executeTakeFirst()
+    )?.failures ?? 0;
+
+  it('gives the attempt back before the answer leaves, also when the handler sends it itself', async () => {
+    const budget = slowToGiveBack(new DatabaseFailureBudget(database.handle.db, perMinute(5)));
+    const app = Fastify({ logger: false });
+    registerFailureBudget(app, budget);
+    app.get('/sent', { config: { failureBudget: true } }, (_request, reply) =>
+      reply.type('text/plain').send('sent by the handler'),
+    );
+    app.get('/returned', { config: { failureBudget: true } }, () =>
+      Promise.resolve({ returned: true }),
+    );
+    app.get('/refused', { config: { failureBudget: true } }, () =>
+      Promise.reject(countsAsFailure(new Error('wrong code'))),
+    );
+    await app.ready();
+    try {
+      const sent = await app.inject({ url: '/sent', remoteAddress: '192.0.2.30' });
+      expect(sent.body).toBe('sent by the handler');
+      expect(await held('192.0.2.30')).toBe(0);
+      const returned = await app.inject({ url: '/returned', remoteAddress: '192.0.2.31' });
+      expect(returned.json()).toEqual({ returned: true });
+      expect(await held('192.0.2.31')).toBe(0);
+      // A failed guess still stays counted.
+      const refused = await app.inject({ url: '/refused', remoteAddress: '192.0.2.32' });
+      expect(refused.statusCode).toBe(500);
+      expect(await held('192.0.2.32')).toBe(1);
+    } finally {
+      await app.close();
+    }
   });
 });

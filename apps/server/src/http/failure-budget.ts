@@ -1,4 +1,4 @@
-import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { isCountedFailure } from '../errors.js';
 import type { FailureBudget } from '../modules/auth/failure-budget.js';
 
@@ -19,15 +19,24 @@ declare module 'fastify' {
  * Runs `work` on one reserved attempt of `address`: 429 first when none is left; the attempt
  * stays spent when `work` throws an error marked by countsAsFailure or answers what `rule` calls
  * a failure, and is given back otherwise. The reservation and its release are written outside
- * `work`'s transaction, so a rolled-back guess still counts.
+ * `work`'s transaction, so a rolled-back guess still counts. `onReserved` gets a way to give the
+ * attempt back early, for work that answers before it returns; the attempt is settled once.
  */
 export async function spendingBudget<T>(
   budget: FailureBudget,
   address: string,
   work: () => Promise<T>,
   rule: FailureBudgetRule = {},
+  onReserved?: (giveBack: () => Promise<void>) => void,
 ): Promise<T> {
   const reservation = await budget.reserve(address);
+  let settled = false;
+  const settle = async (failed: boolean) => {
+    if (settled) return;
+    settled = true;
+    if (!failed) await budget.release(reservation);
+  };
+  onReserved?.(() => settle(false));
   let failed = true;
   try {
     const answer = await work();
@@ -37,15 +46,24 @@ export async function spendingBudget<T>(
     failed = isCountedFailure(error);
     throw error;
   } finally {
-    if (!failed) await budget.release(reservation);
+    await settle(failed);
   }
 }
 
 /**
  * Routes declare `config.failureBudget`; their handler then runs within the caller's budget
  * (spendingBudget), after the access check. No service repeats the rule.
+ *
+ * The attempt is settled before the answer leaves. A handler that sends its answer itself
+ * (`reply.send`, as the TAK enrollment face's do) returns only after it is sent, so its attempt
+ * is given back in `onSend`: a client asking again at once never finds its own successful call
+ * still counted against it.
  */
 export function registerFailureBudget(app: FastifyInstance, budget: FailureBudget): void {
+  const giveBackOnSend = new WeakMap<FastifyRequest, () => Promise<void>>();
+  app.addHook('onSend', async (request) => {
+    await giveBackOnSend.get(request)?.();
+  });
   app.addHook('onRoute', (route) => {
     const declared = route.config?.failureBudget;
     if (declared === undefined) return;
@@ -57,6 +75,11 @@ export function registerFailureBudget(app: FastifyInstance, budget: FailureBudge
         request.ip,
         () => Promise.resolve(handler.call(this, request, reply)),
         rule,
+        (giveBack) => {
+          // An error is settled (kept or given back) before the error handler sends it; a
+          // sent answer the rule must read is returned, not sent, by its handler.
+          if (rule.failedAnswer === undefined) giveBackOnSend.set(request, giveBack);
+        },
       );
     };
     route.handler = guarded;
