@@ -78,13 +78,20 @@ async function keepTopOfPage(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: file.replace(/\.png$/, '-top.png') });
 }
 
-/** The callsigns the members table (laptop) or its cards (phone) show now. */
-async function shownCallsigns(page: Page): Promise<string[]> {
-  const links = page.locator('main').getByRole('link', { name: /^[A-Za-z]+\d$/ });
-  const visible: string[] = [];
-  for (const link of await links.all())
-    if (await link.isVisible()) visible.push(await link.innerText());
-  return visible;
+/**
+ * The callsigns the members table (laptop) or its cards (phone) show now, read in one step: a
+ * link asked for one at a time may be gone by the time it is read while the list filters, and
+ * Playwright then waits its 30 s for it.
+ */
+function shownCallsigns(page: Page): Promise<string[]> {
+  return page
+    .locator('main')
+    .getByRole('link', { name: /^[A-Za-z]+\d$/ })
+    .evaluateAll((links) =>
+      links
+        .filter((link) => link.checkVisibility({ visibilityProperty: true }))
+        .map((link) => (link as HTMLElement).innerText),
+    );
 }
 
 describe('the admin area for a real unit', () => {
