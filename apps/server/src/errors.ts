@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '@callsign/contract';
+import type { ErrorReason, ValidationIssue } from '@callsign/contract';
 
 /**
  * Errors with the HTTP status they answer with. Services throw these; the one error handler in
@@ -23,9 +23,13 @@ export class BadRequestError extends HttpError {
   }
 }
 
+/** `{"detail", "reason"}` when the refusal has a reason the web app words itself. */
+const withReason = (detail: string, reason: ErrorReason | undefined) =>
+  reason === undefined ? undefined : { detail, reason };
+
 export class ForbiddenError extends HttpError {
-  constructor(detail = 'Forbidden') {
-    super(403, detail);
+  constructor(detail = 'Forbidden', reason?: ErrorReason) {
+    super(403, detail, {}, withReason(detail, reason));
   }
 }
 
@@ -36,8 +40,8 @@ export class NotFoundError extends HttpError {
 }
 
 export class ConflictError extends HttpError {
-  constructor(detail: string) {
-    super(409, detail);
+  constructor(detail: string, reason?: ErrorReason) {
+    super(409, detail, {}, withReason(detail, reason));
   }
 }
 

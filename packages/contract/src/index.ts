@@ -2,6 +2,7 @@ export * from './limits.js';
 export * from './audit-actions.js';
 export * from './rules.js';
 export * from './health.js';
+export * from './error-reasons.js';
 export * from './errors.js';
 export * from './auth.js';
 export * from './paths.js';

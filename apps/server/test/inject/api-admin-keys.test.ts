@@ -259,11 +259,10 @@ describe.each(testEngines())('admin and key calls on $name', (engine) => {
 
       expectDetail(await h.asBoss('DELETE', apiPaths.person('Nobody1')), 404);
       expectDetail(await h.asBoss('DELETE', apiPaths.person('twice1')), 404);
-      expectDetail(
-        await h.asBoss('DELETE', apiPaths.person('BOSS1')),
-        409,
-        'You cannot revoke yourself',
-      );
+      const yourself = await h.asBoss('DELETE', apiPaths.person('BOSS1'));
+      expectDetail(yourself, 409, 'You cannot revoke yourself');
+      // The web app says why in the reader's language.
+      expect(yourself.json()).toMatchObject({ reason: 'yourself' });
 
       expect(await h.snapshot()).toBe(before);
     });
@@ -341,11 +340,9 @@ describe.each(testEngines())('admin and key calls on $name', (engine) => {
         400,
         'Plain2 is not an admin',
       );
-      expectDetail(
-        await h.asBoss('POST', apiPaths.demote, { callsign: 'boss1' }),
-        409,
-        'You cannot demote yourself',
-      );
+      const yourself = await h.asBoss('POST', apiPaths.demote, { callsign: 'boss1' });
+      expectDetail(yourself, 409, 'You cannot demote yourself');
+      expect(yourself.json()).toMatchObject({ reason: 'yourself' });
 
       expect(await h.snapshot()).toBe(before);
     });
@@ -831,7 +828,10 @@ describe.each(testEngines())('racing admins on $name', (engine) => {
       // The loser either lost its own admin role before it was authorised (403) or met the rule.
       const loser = responses.find((response) => response.status !== 200)!;
       expect([403, 409]).toContain(loser.status);
-      if (loser.status === 409) expectDetail(loser, 409, /^The last admin cannot be/);
+      if (loser.status === 409) {
+        expectDetail(loser, 409, /^The last admin cannot be/);
+        expect(loser.json()).toMatchObject({ reason: 'last_admin' });
+      }
       expect(await countActiveAdmins(h.db)).toBe(1);
     }
   });

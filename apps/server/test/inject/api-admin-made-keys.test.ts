@@ -119,11 +119,9 @@ describe.each(testEngines())('keys an admin makes for others on $name', (engine)
     it('an admin’s token for another admin is refused with 409 and the way out; nothing written', async () => {
       const before = await snapshot();
       for (const target of ['Alpha1', 'alpha1', 'Golf1']) {
-        expectDetail(
-          await asAdmin(charlie, 'POST', takPaths.enrollmentTokenFor(target)),
-          409,
-          THE_WAY_OUT,
-        );
+        const refused = await asAdmin(charlie, 'POST', takPaths.enrollmentTokenFor(target));
+        expectDetail(refused, 409, THE_WAY_OUT);
+        expect(refused.json()).toMatchObject({ reason: 'admin_key_for_admin' });
       }
       expect(await snapshot()).toBe(before);
       // Their own, as at the self route, is no key for another.

@@ -77,7 +77,8 @@ describe.each(testEngines())('an enrollment token on a shared device on $name', 
     for (const [method, path] of keyCalls('Kilo1')) {
       const response = await call(method, path, jwt);
       expect(response.status, `${method} ${path}`).toBe(403);
-      const { detail } = errorResponseSchema.parse(response.json());
+      const { detail, reason } = errorResponseSchema.parse(response.json());
+      expect(reason).toBe('enrollment_keys_ended');
       expect(detail).toContain(t.config.mtlsOrigin);
       expect(detail).toContain('renewal code');
     }

@@ -169,7 +169,7 @@ export class Authenticator {
   private async mayHaveKey({ identity }: MemberCaller): Promise<void> {
     if (identity.type !== 'jwt' || this.keyPolicy === undefined) return;
     const refusal = await this.keyPolicy(identity.payload);
-    if (refusal !== undefined) throw new ForbiddenError(refusal);
+    if (refusal !== undefined) throw new ForbiddenError(refusal.detail, refusal.reason);
   }
 
   private asAdmin(caller: MemberCaller): MemberCaller {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { AuthType } from '@callsign/contract';
+import type { AuthType, ErrorReason } from '@callsign/contract';
 import type { TokenClaims, TokenService } from './token-service.js';
 
 /**
@@ -39,11 +39,17 @@ export function bearerToken(request: FastifyRequest): string | undefined {
  */
 export type TokenPolicy = (claims: TokenClaims) => Promise<boolean>;
 
+/** Why a bearer token gets no key: the 403's detail and its reason for the web app. */
+export interface KeyRefusal {
+  detail: string;
+  reason: ErrorReason;
+}
+
 /**
  * A rule a bearer token must also meet on a route that hands out a key (`config.handsOutKey`):
- * the refusal's detail (403), or undefined when the token may have one.
+ * the refusal (403), or undefined when the token may have one.
  */
-export type KeyTokenPolicy = (claims: TokenClaims) => Promise<string | undefined>;
+export type KeyTokenPolicy = (claims: TokenClaims) => Promise<KeyRefusal | undefined>;
 
 export async function resolveIdentity(
   request: FastifyRequest,

@@ -41,9 +41,11 @@ export function enrollmentKeyPolicy(
     if (claims.scope !== 'enrollment' || claims.sub === undefined) return undefined;
     const first = await firstKeyAt(claims.sub);
     if (first === undefined || now().getTime() < first + ENROLLMENT_KEY_WINDOW_MS) return undefined;
-    return (
-      'This sign-in no longer hands out keys: 24 hours have passed since your first key. ' +
-      `Use your key at ${mtlsOrigin}, or ask an admin for a renewal code.`
-    );
+    return {
+      detail:
+        'This sign-in no longer hands out keys: 24 hours have passed since your first key. ' +
+        `Use your key at ${mtlsOrigin}, or ask an admin for a renewal code.`,
+      reason: 'enrollment_keys_ended',
+    };
   };
 }

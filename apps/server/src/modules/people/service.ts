@@ -154,7 +154,7 @@ export async function memberToRevoke(
     throw new NotFoundError(`No member ${callsign} to revoke`);
   }
   if (sameCallsign(target.callsign, actor.callsign)) {
-    throw new ConflictError('You cannot revoke yourself');
+    throw new ConflictError('You cannot revoke yourself', 'yourself');
   }
   await keepAnAdmin(trx, target, 'revoked');
   return target;
@@ -173,7 +173,7 @@ export async function takeAdminRole(
 ): Promise<string> {
   const target = await activeMember(trx, callsign);
   if (sameCallsign(target.callsign, actor.callsign)) {
-    throw new ConflictError('You cannot demote yourself');
+    throw new ConflictError('You cannot demote yourself', 'yourself');
   }
   if (!target.roles.includes(ADMIN)) {
     throw new BadRequestError(`${target.callsign} is not an admin`);
@@ -200,7 +200,7 @@ async function keepAnAdmin(
 ): Promise<void> {
   if (target.status !== 'active' || !target.roles.includes(ADMIN)) return;
   if ((await countActiveAdmins(trx)) <= 1) {
-    throw new ConflictError(`The last admin cannot be ${change}`);
+    throw new ConflictError(`The last admin cannot be ${change}`, 'last_admin');
   }
 }
 
@@ -276,6 +276,7 @@ export function refuseCodeForAnotherAdmin(member: Member, actor: Actor): void {
   throw new ConflictError(
     `${member.callsign} is an admin, and no admin makes a key for another admin: ` +
       "demote them first, or the operator uses the CLI's admin-code",
+    'admin_key_for_admin',
   );
 }
 
