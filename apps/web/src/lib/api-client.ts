@@ -1,10 +1,12 @@
+import { isErrorReason, type ErrorReason } from '@callsign/contract';
 import type { ParsedResponse, ResponseName } from './response-schemas';
 import { noteNoResponse, noteResponse } from './reachability';
 import { STORAGE_KEYS, readStored } from './storage-keys';
 
 /**
- * A non-OK answer: the status, the server's `detail` text when it sent one, and for a 429 the
- * seconds its `Retry-After` says to wait.
+ * A non-OK answer: the status, the server's `detail` text when it sent one, for a 429 the
+ * seconds its `Retry-After` says to wait, and the `reason` a refusal may give (lib/error-text.ts
+ * says it in the reader's language).
  */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
@@ -12,9 +14,26 @@ export class ApiError extends Error {
     readonly status: number,
     readonly detail: string | undefined,
     readonly retryAfterSeconds?: number,
+    readonly reason?: ErrorReason,
   ) {
     super(detail ?? `Request failed with status ${status}`);
   }
+}
+
+/**
+ * Rethrows a failed call with the text to show: an ApiError keeps its status, wait and reason,
+ * with `fallback` when the server sent no detail; anything else as it is.
+ */
+export function withDetail(error: unknown, fallback: string): never {
+  if (error instanceof ApiError) {
+    throw new ApiError(
+      error.status,
+      error.detail ?? fallback,
+      error.retryAfterSeconds,
+      error.reason,
+    );
+  }
+  throw error;
 }
 
 /**
@@ -59,6 +78,11 @@ function detailOf(data: unknown): string | undefined {
   return undefined;
 }
 
+function reasonOf(data: unknown): ErrorReason | undefined {
+  if (typeof data !== 'object' || data === null || !('reason' in data)) return undefined;
+  return isErrorReason(data.reason) ? data.reason : undefined;
+}
+
 function buildRequest(path: string, options: RequestOptions): [URL, RequestInit] {
   const headers: Record<string, string> = {
     Accept: 'application/json',
@@ -92,7 +116,7 @@ export async function apiRequest(path: string, options: RequestOptions = {}): Pr
     } catch {
       data = undefined;
     }
-    throw new ApiError(response.status, detailOf(data), retryAfterOf(response));
+    throw new ApiError(response.status, detailOf(data), retryAfterOf(response), reasonOf(data));
   }
   return response;
 }

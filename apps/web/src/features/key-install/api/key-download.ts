@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { apiPaths } from '@callsign/contract';
-import { ApiError, apiRequest } from '../../../lib/api-client';
+import { ApiError, apiRequest, withDetail } from '../../../lib/api-client';
 import { saveBlob } from '../../../lib/download';
 import { STORAGE_KEYS, readStored } from '../../../lib/storage-keys';
 
@@ -29,9 +29,9 @@ export async function downloadKey(
     );
     blob = await response.blob();
   } catch (error) {
-    const message =
-      error instanceof ApiError ? (error.detail ?? CERTIFICATE_FAILED) : CERTIFICATE_FAILED;
-    throw new Error(message, { cause: error });
+    // The server's reason stays with it, for the page to say in the reader's language.
+    if (error instanceof ApiError) withDetail(error, CERTIFICATE_FAILED);
+    throw new Error(CERTIFICATE_FAILED, { cause: error });
   }
   saveBlob(blob, `${callsign}.pfx`);
 }

@@ -82,6 +82,30 @@ describe('key download', () => {
     });
   });
 
+  it('says why the sign-in gives no more keys in the reader’s language, from the server’s reason', async () => {
+    server.use(
+      http.get(`${apiPaths.keyDownload('')}:callsign`, () =>
+        HttpResponse.json(
+          {
+            detail:
+              'This sign-in no longer hands out keys: 24 hours have passed since your first key.',
+            reason: 'enrollment_keys_ended',
+          },
+          { status: 403 },
+        ),
+      ),
+    );
+    const user = userEvent.setup();
+    renderWithProviders(<CreateMtlsPage callsign="Alpha1" isAdmin={false} initialOs="Android" />, {
+      language: 'fi',
+    });
+    await user.click(screen.getByRole('button', { name: 'Lataa avaimesi' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(/ensimmäisestä avaimestasi on kulunut 24 tuntia/);
+    expect(alert).toHaveTextContent('https://mtls.localhost');
+    expect(alert).not.toHaveTextContent('hands out');
+  });
+
   it('the button does nothing without a callsign', async () => {
     const user = userEvent.setup();
     const calls = keyEndpoint();

@@ -5,6 +5,7 @@ import { EnlargeableImage } from '../../../components/enlarge-image-dialog';
 import { MtlsDialog } from '../../../components/info-dialogs';
 import { SegmentedChoice } from '../../../components/segmented-choice';
 import passwordIsCallsign from '../illustrations/password-is-callsign.svg';
+import { errorText } from '../../../lib/error-text';
 import { mtlsOrigin } from '../../../lib/hosts';
 import { paths } from '../../../lib/paths';
 import { detectCurrentPlatform, type Platform } from '../../../lib/platform';
@@ -71,7 +72,7 @@ export function CreateMtlsPage({
         <div aria-live="polite">
           {download.isError && (
             <p role="alert" className="text-red-700">
-              {download.error.message}
+              {errorText(t, download.error)}
             </p>
           )}
           {download.isSuccess && (

@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../../components/button';
+import { errorText } from '../../../lib/error-text';
 import { useKeyDownload } from '../api/key-download';
 
 /**
@@ -27,7 +28,7 @@ export function NewKeyButton({
         {download.isPending ? t('keyguide.page.downloading') : t('keys.new.pfx')}
       </Button>
       <p aria-live="polite" className="text-sm">
-        {download.isError && <span className="text-red-700">{download.error.message}</span>}
+        {download.isError && <span className="text-red-700">{errorText(t, download.error)}</span>}
         {download.isSuccess && (
           <span className="text-emerald-900">{t('keys.new.pfx_done', { callsign })}</span>
         )}

@@ -6,7 +6,7 @@ import { Button } from '../../../components/button';
 import { Card } from '../../../components/card';
 import { KeyList } from '../../../components/key-list';
 import { Navbar } from '../../../components/navbar';
-import { errorMessage } from '../../../lib/api-client';
+import { errorText } from '../../../lib/error-text';
 import { publicOrigin } from '../../../lib/hosts';
 import { keyFullName } from '../../../lib/key-names';
 import { reloadTo } from '../../../lib/navigation';
@@ -64,7 +64,7 @@ export function KeysPage({
           {keys.isPending && <p className="mt-2 text-stone-700">{t('loading')}</p>}
           {keys.error !== null && (
             <p role="alert" className="mt-2 rounded-md bg-red-50 p-3 text-red-800">
-              {t('keys.list_error', { message: errorMessage(keys.error) })}
+              {t('keys.list_error', { message: errorText(t, keys.error) })}
             </p>
           )}
           {keys.data !== undefined && (

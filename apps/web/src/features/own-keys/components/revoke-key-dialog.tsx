@@ -4,7 +4,7 @@ import type { KeyEntry } from '@callsign/contract';
 import { Button } from '../../../components/button';
 import { ConfirmStepButtons } from '../../../components/confirm-dialog';
 import { Dialog } from '../../../components/dialog';
-import { errorMessage } from '../../../lib/api-client';
+import { errorText } from '../../../lib/error-text';
 import { keyName, whatStopsWorking } from '../../../lib/key-names';
 import { useRevokeOwnKey } from '../api/keys';
 
@@ -42,7 +42,7 @@ export function RevokeKeyDialog({
 
   const failure = revoke.error !== null && (
     <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
-      {t('keys.revoke.failed')} {errorMessage(revoke.error)}
+      {t('keys.revoke.failed')} {errorText(t, revoke.error)}
     </p>
   );
 

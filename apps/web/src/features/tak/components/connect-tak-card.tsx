@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../../components/button';
 import { Card } from '../../../components/card';
-import { errorMessage } from '../../../lib/api-client';
+import { errorText } from '../../../lib/error-text';
 import { detectCurrentPlatform, type Platform } from '../../../lib/platform';
 import {
   useEnrollmentToken,
@@ -70,7 +70,7 @@ function TrustStep({ device }: { device: TakCodeDevice }) {
         {device !== 'screen' && <p>{t(`tak_enroll.trust_open.${device}`)}</p>}
         {trust.error !== null && (
           <p role="alert" className="text-red-800">
-            {t('tak_enroll.failed')} {errorMessage(trust.error)}
+            {t('tak_enroll.failed')} {errorText(t, trust.error)}
           </p>
         )}
       </div>
@@ -164,7 +164,7 @@ export function ConnectTakCard({
       )}
       {token.error !== null && (
         <p role="alert" className="mt-3 rounded-md bg-red-50 p-3 text-red-800">
-          {t('tak_enroll.failed')} {errorMessage(token.error)}
+          {t('tak_enroll.failed')} {errorText(t, token.error)}
         </p>
       )}
       {settingsDownload !== 'none' && (

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../../components/button';
 import { Dialog } from '../../../components/dialog';
-import { errorMessage } from '../../../lib/api-client';
+import { errorText } from '../../../lib/error-text';
 import { useEnrollmentToken } from '../api/enrollment-token';
 import { EnrollmentCodes, TrustQrCodes } from './enrollment-codes';
 
@@ -71,7 +71,7 @@ export function EnrollmentQrButton({ callsign }: { callsign: string }) {
         {token.code === undefined && token.isPending && <p>{t('tak_enroll.making')}</p>}
         {token.error !== null && (
           <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
-            {t('tak_enroll.failed')} {errorMessage(token.error)}
+            {t('tak_enroll.failed')} {errorText(t, token.error)}
           </p>
         )}
       </Dialog>

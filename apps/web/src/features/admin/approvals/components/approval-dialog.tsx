@@ -4,7 +4,8 @@ import { Button } from '../../../../components/button';
 import { ConfirmStepButtons } from '../../../../components/confirm-dialog';
 import { Dialog } from '../../../../components/dialog';
 import { TextField } from '../../../../components/text-field';
-import { errorMessage, minutesToWait } from '../../../../lib/api-client';
+import { minutesToWait } from '../../../../lib/api-client';
+import { errorText } from '../../../../lib/error-text';
 import { useApproveUser, useRejectUser } from '../api/approvals';
 import { approvalReducer, INITIAL_APPROVAL } from './approval-machine';
 
@@ -38,7 +39,7 @@ export function ApprovalDialog({
   const failed = (error: unknown) => {
     const wait = minutesToWait(error);
     const message =
-      wait === undefined ? errorMessage(error) : t('errors.too_many_attempts', { count: wait });
+      wait === undefined ? errorText(t, error) : t('errors.too_many_attempts', { count: wait });
     dispatch({ type: 'failed', message });
   };
 

@@ -190,7 +190,7 @@ describe('the audit log page', () => {
     );
     renderPage('/app/admin/audit', 'fi');
     const [first, second] = (await eventRows()).map((row) => within(row));
-    expect(first!.getByText('Uusintakoodi luotu')).toBeInTheDocument();
+    expect(first!.getByText('Uusimiskoodi luotu')).toBeInTheDocument();
     expect(first!.getByText('vanhenee:')).toBeInTheDocument();
     expect(first!.getByText(formatDateTime(expires, 'fi'))).toBeInTheDocument();
     expect(first!.getByText('avaimia mitätöity:')).toBeInTheDocument();

@@ -5,7 +5,7 @@ import type { GroupsResponse } from '@callsign/contract';
 import { Button } from '../../../../components/button';
 import { InlineConfirm } from '../../../../components/inline-confirm';
 import { TextField } from '../../../../components/text-field';
-import { errorMessage } from '../../../../lib/api-client';
+import { errorText } from '../../../../lib/error-text';
 import { ONBOARDING_NS } from '../../../../lib/onboarding';
 import { paths } from '../../../../lib/paths';
 import { AdminPage } from '../../shared/components/admin-page';
@@ -67,7 +67,7 @@ function CreateGroupForm() {
             : create.isError
               ? {
                   ok: false,
-                  text: t('groups.create_failed', { message: errorMessage(create.error) }),
+                  text: t('groups.create_failed', { message: errorText(t, create.error) }),
                 }
               : null
         }
@@ -115,7 +115,7 @@ function GroupItem({ group, onDeleted }: { group: Group; onDeleted: (name: strin
           error={
             remove.isError && (
               <p role="alert" className="text-red-800">
-                {t('groups.delete_failed', { message: errorMessage(remove.error) })}
+                {t('groups.delete_failed', { message: errorText(t, remove.error) })}
               </p>
             )
           }

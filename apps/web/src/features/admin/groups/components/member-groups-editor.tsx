@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { GroupDirection } from '@callsign/contract';
 import { Button } from '../../../../components/button';
 import { SelectField } from '../../../../components/select-field';
-import { errorMessage } from '../../../../lib/api-client';
+import { errorText } from '../../../../lib/error-text';
 import { ONBOARDING_NS } from '../../../../lib/onboarding';
 import { groupsQueryOptions, memberGroupsQueryOptions, useSetMemberGroups } from '../api/groups';
 
@@ -23,7 +23,7 @@ function GroupsForm({ callsign }: { callsign: string }) {
   if (all.isError || stored.isError) {
     return (
       <p role="alert" className="text-red-800">
-        {t('groups.load_failed', { message: errorMessage(all.error ?? stored.error) })}
+        {t('groups.load_failed', { message: errorText(t, all.error ?? stored.error) })}
       </p>
     );
   }
@@ -88,7 +88,7 @@ function GroupsForm({ callsign }: { callsign: string }) {
       </p>
       {save.isError && (
         <p role="alert" className="text-red-800">
-          {t('groups.save_failed', { message: errorMessage(save.error) })}
+          {t('groups.save_failed', { message: errorText(t, save.error) })}
         </p>
       )}
     </form>

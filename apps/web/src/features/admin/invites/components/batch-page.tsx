@@ -5,7 +5,7 @@ import { useParams } from 'react-router';
 import { slipStateSchema, type SlipState } from '@callsign/contract';
 import { Button, LinkButton } from '../../../../components/button';
 import { ConfirmDialog } from '../../../../components/confirm-dialog';
-import { errorMessage } from '../../../../lib/api-client';
+import { errorText } from '../../../../lib/error-text';
 import { formatDateTime } from '../../../../lib/format';
 import { ONBOARDING_NS } from '../../../../lib/onboarding';
 import { paths } from '../../../../lib/paths';
@@ -33,7 +33,7 @@ export function BatchPage() {
       {batch.isPending && <p role="status">{t('batch.loading')}</p>}
       {batch.isError && (
         <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
-          {t('batch.failed', { message: errorMessage(batch.error) })}
+          {t('batch.failed', { message: errorText(t, batch.error) })}
         </p>
       )}
       {batch.data !== undefined && (
@@ -75,7 +75,7 @@ export function BatchPage() {
           </p>
           {voiding.isError && (
             <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
-              {t('batch.failed', { message: errorMessage(voiding.error) })}
+              {t('batch.failed', { message: errorText(t, voiding.error) })}
             </p>
           )}
           <p className="text-sm text-stone-600">{t('batch.legend')}</p>

@@ -14,7 +14,7 @@ import { Button } from '../../../../components/button';
 import { PresetFields } from '../../../../components/preset-fields';
 import { SelectField } from '../../../../components/select-field';
 import { TextAreaField } from '../../../../components/text-area-field';
-import { errorMessage } from '../../../../lib/api-client';
+import { errorText } from '../../../../lib/error-text';
 import { usePaused } from '../../../../lib/use-paused';
 import { ONBOARDING_NS } from '../../../../lib/onboarding';
 import { paths } from '../../../../lib/paths';
@@ -140,7 +140,7 @@ export function BulkPage() {
         </p>
         {server.isError && (
           <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
-            {t('bulk.check_failed', { message: errorMessage(server.error) })}
+            {t('bulk.check_failed', { message: errorText(t, server.error) })}
           </p>
         )}
         {preview.length > 0 && (
@@ -205,7 +205,7 @@ export function BulkPage() {
       )}
       {create.isError && (
         <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
-          {t('bulk.create_failed', { message: errorMessage(create.error) })}
+          {t('bulk.create_failed', { message: errorText(t, create.error) })}
         </p>
       )}
       <Button

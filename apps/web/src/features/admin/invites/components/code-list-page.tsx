@@ -10,7 +10,7 @@ import {
 import { Button, LinkButton } from '../../../../components/button';
 import { ConfirmDialog } from '../../../../components/confirm-dialog';
 import { TextField } from '../../../../components/text-field';
-import { errorMessage } from '../../../../lib/api-client';
+import { errorText } from '../../../../lib/error-text';
 import {
   defaultInviteOptions,
   inviteCodesQueryOptions,
@@ -80,7 +80,7 @@ export function CodeListPage() {
           setOutcome({ ok: true, text: t(`admin.codes.done.${action}`, { code }) });
         },
         onError: (error) => {
-          setOutcome({ ok: false, text: t('admin.list_error', { message: errorMessage(error) }) });
+          setOutcome({ ok: false, text: t('admin.list_error', { message: errorText(t, error) }) });
         },
         onSettled: () => {
           setAsked(null);
@@ -142,7 +142,7 @@ export function CodeListPage() {
       )}
       {create.isError && !withOptions && (
         <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
-          {t('admin.list_error', { message: errorMessage(create.error) })}
+          {t('admin.list_error', { message: errorText(t, create.error) })}
         </p>
       )}
       <div role="search">

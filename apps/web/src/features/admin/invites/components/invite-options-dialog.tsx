@@ -11,7 +11,7 @@ import { Button } from '../../../../components/button';
 import { Dialog } from '../../../../components/dialog';
 import { PresetFields } from '../../../../components/preset-fields';
 import { TextField } from '../../../../components/text-field';
-import { errorMessage } from '../../../../lib/api-client';
+import { errorText } from '../../../../lib/error-text';
 import { ONBOARDING_NS } from '../../../../lib/onboarding';
 import { defaultInviteExpiry } from '../api/invites';
 
@@ -183,7 +183,7 @@ export function InviteOptionsDialog({
         </label>
         {error !== null && error !== undefined && (
           <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
-            {t('invite.failed', { message: errorMessage(error) })}
+            {t('invite.failed', { message: errorText(t, error) })}
           </p>
         )}
       </form>

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
 import { Button, LinkButton } from '../../../../components/button';
 import { SelectField } from '../../../../components/select-field';
-import { errorMessage } from '../../../../lib/api-client';
+import { errorText } from '../../../../lib/error-text';
 import { LANGUAGES, type Language } from '../../../../lib/i18n';
 import { formatDateTime } from '../../../../lib/format';
 import { ONBOARDING_NS } from '../../../../lib/onboarding';
@@ -70,7 +70,7 @@ export function SlipsPrintPage() {
         />
         {batch.isError && (
           <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
-            {tScreen('batch.failed', { message: errorMessage(batch.error) })}
+            {tScreen('batch.failed', { message: errorText(tScreen, batch.error) })}
           </p>
         )}
         {batch.data !== undefined && (

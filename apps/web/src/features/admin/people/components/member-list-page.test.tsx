@@ -26,7 +26,7 @@ const RECEIPT = {
   },
 };
 
-type Failure = { status: number; detail: string } | undefined;
+type Failure = { status: number; detail: string; reason?: string } | undefined;
 
 /** A people list that the role changes and revocations really change; records every call. */
 function fakePeople(
@@ -38,7 +38,10 @@ function fakePeople(
   const refuse = (failure: Failure) =>
     failure === undefined
       ? undefined
-      : HttpResponse.json({ detail: failure.detail }, { status: failure.status });
+      : HttpResponse.json(
+          { detail: failure.detail, reason: failure.reason },
+          { status: failure.status },
+        );
   server.use(
     // The dialog's Keys section (tested in user-keys-section.test.tsx).
     http.get(`${API_PREFIX}/people/:callsign/keys`, () =>
@@ -188,6 +191,23 @@ describe('MemberListPage', () => {
     );
     expect(api.calls).toEqual(['demote Boss1']);
     expect(screen.getByRole('dialog', { name: 'Boss1' })).toBeInTheDocument();
+  });
+
+  it('says the last admin’s 409 in Finnish from its reason, not in the server’s English', async () => {
+    fakePeople(TEAM, {
+      demote: { status: 409, detail: 'The last admin cannot be demoted', reason: 'last_admin' },
+    });
+    const user = userEvent.setup();
+    renderWithProviders(<MemberListPage />, { language: 'fi' });
+    await user.click(await screen.findByRole('button', { name: /Ylläpitäjät/ }));
+    await user.click(screen.getByRole('button', { name: 'Boss1' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Boss1' });
+    await user.click(within(dialog).getByRole('button', { name: 'Alenna jäseneksi' }));
+    const alert = await within(dialog).findByRole('alert');
+    expect(alert).toHaveTextContent(
+      'Alentaminen epäonnistui: Hän on viimeinen ylläpitäjä: ylennä ensin joku toinen ylläpitäjäksi',
+    );
+    expect(alert).not.toHaveTextContent('cannot');
   });
 
   it('revokes only after the warning that it cannot be undone; Go back there sends nothing', async () => {

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { takRoleSchema, takTeamSchema } from '@callsign/contract';
 import { Button } from '../../../../components/button';
 import { PresetFields } from '../../../../components/preset-fields';
-import { errorMessage } from '../../../../lib/api-client';
+import { errorText } from '../../../../lib/error-text';
 import { ONBOARDING_NS } from '../../../../lib/onboarding';
 import { presetQueryOptions, useSetPreset } from '../api/presets';
 
@@ -21,7 +21,7 @@ function PresetForm({ callsign }: { callsign: string }) {
   if (stored.isError) {
     return (
       <p role="alert" className="text-red-800">
-        {t('preset.load_failed', { message: errorMessage(stored.error) })}
+        {t('preset.load_failed', { message: errorText(t, stored.error) })}
       </p>
     );
   }
@@ -69,7 +69,7 @@ function PresetForm({ callsign }: { callsign: string }) {
       </p>
       {save.isError && (
         <p role="alert" className="text-red-800">
-          {t('preset.failed', { message: errorMessage(save.error) })}
+          {t('preset.failed', { message: errorText(t, save.error) })}
         </p>
       )}
     </form>

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Button } from '../../../../components/button';
 import { InlineConfirm } from '../../../../components/inline-confirm';
 import { CopyLinkButton, LinkQrCode } from '../../../../components/share-link';
-import { errorMessage } from '../../../../lib/api-client';
+import { errorText } from '../../../../lib/error-text';
 import { formatDateTime } from '../../../../lib/format';
 import { useCreateRenewalCode } from '../api/keys';
 import { inviteLink } from '../../invites/components/invite-qr-page';
@@ -93,7 +93,7 @@ export function RenewalCodeShare({ callsign, liveKeys }: { callsign: string; liv
       )}
       {create.error !== null && (
         <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
-          {t('admin.keys.renewal_failed')} {errorMessage(create.error)}
+          {t('admin.keys.renewal_failed')} {errorText(t, create.error)}
         </p>
       )}
     </div>

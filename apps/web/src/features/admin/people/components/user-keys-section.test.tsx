@@ -51,6 +51,10 @@ function fakeKeys(keys: KeyEntry[]) {
       if (params.callsign === 'Alpha1') {
         return HttpResponse.json({ detail: ADMIN_REFUSAL }, { status: 409 });
       }
+      if (params.callsign === 'Bravo2') {
+        const detail = ADMIN_REFUSAL.replace('Alpha1', 'Bravo2');
+        return HttpResponse.json({ detail, reason: 'admin_key_for_admin' }, { status: 409 });
+      }
       const live = list.filter((key) => key.revoked_at === null && key.expires_at > at(0));
       const revoking = body !== '' && (JSON.parse(body) as { revoke_keys?: boolean }).revoke_keys;
       if (live.length > 0 && revoking !== true) {
@@ -149,6 +153,18 @@ describe('the Keys section of the user dialog', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent(
       `Making the code failed: ${ADMIN_REFUSAL}`,
     );
+  });
+
+  it('says the server’s reason in Finnish, not its English detail', async () => {
+    fakeKeys([entry('0c', 'browser', { expires_at: at(-10) })]);
+    const user = userEvent.setup();
+    renderWithProviders(<UserKeysSection callsign="Bravo2" />, { language: 'fi' });
+    await user.click(await screen.findByRole('button', { name: 'Luo uusimiskoodi' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(
+      'Ylläpitäjä ei tee avainta toiselle ylläpitäjälle: alenna hänet ensin jäseneksi',
+    );
+    expect(alert).not.toHaveTextContent('no admin makes a key');
   });
 
   it('says which admin made the code a key came through', async () => {

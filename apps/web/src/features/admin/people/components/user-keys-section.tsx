@@ -6,7 +6,7 @@ import { Button } from '../../../../components/button';
 import { InlineConfirm } from '../../../../components/inline-confirm';
 import { KeyList } from '../../../../components/key-list';
 import { keyName, keyState, whatStopsWorking } from '../../../../lib/key-names';
-import { errorMessage } from '../../../../lib/api-client';
+import { errorText } from '../../../../lib/error-text';
 import { personKeysQueryOptions, useRevokePersonKey } from '../api/keys';
 import { QueryState } from '../../shared/components/query-state';
 import { RenewalCodeShare } from './renewal-code-share';
@@ -48,7 +48,7 @@ function RevokeKeyAction({
       error={
         revoke.error !== null && (
           <p role="alert" className="text-sm text-red-800">
-            {t('keys.revoke.failed')} {errorMessage(revoke.error)}
+            {t('keys.revoke.failed')} {errorText(t, revoke.error)}
           </p>
         )
       }

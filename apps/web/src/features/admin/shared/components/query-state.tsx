@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import { errorMessage } from '../../../../lib/api-client';
+import { errorText } from '../../../../lib/error-text';
 
 /** A list's 'Loading...' or 'Error: {message}'; nothing once the data is there. */
 export function QueryState({ isPending, error }: { isPending: boolean; error: unknown }) {
@@ -7,7 +7,7 @@ export function QueryState({ isPending, error }: { isPending: boolean; error: un
   if (error !== null && error !== undefined) {
     return (
       <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">
-        {t('admin.list_error', { message: errorMessage(error) })}
+        {t('admin.list_error', { message: errorText(t, error) })}
       </p>
     );
   }

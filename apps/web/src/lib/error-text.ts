@@ -1,0 +1,14 @@
+import type { TFunction } from 'i18next';
+import { ApiError, errorMessage } from './api-client';
+import { mtlsOrigin } from './hosts';
+
+/**
+ * What to show for a failed call, in the reader's language when the server gave a `reason`
+ * (the contract's error-reasons.ts); otherwise the server's own text, as `errorMessage`.
+ */
+export function errorText(t: TFunction, error: unknown): string {
+  if (error instanceof ApiError && error.reason !== undefined) {
+    return t(`errors.reasons.${error.reason}`, { ns: 'common', mtls: mtlsOrigin() });
+  }
+  return errorMessage(error);
+}
