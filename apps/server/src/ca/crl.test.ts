@@ -170,6 +170,39 @@ describe('createCrl', () => {
     expect(verified.stdout + verified.stderr).toContain('verify OK');
   });
 
+  it('lets the event loop turn while it reads 20,000 entries, not one pass over them all', async () => {
+    // Counts turns of the event loop, and for each entry read the count at that moment: entries
+    // read in one synchronous pass all see the same count.
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      turns += 1;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const seenAt = new Set<number>();
+    const revokedAt = new Date();
+    const entries = Array.from({ length: 20_000 }, (_, index) => ({
+      get serial() {
+        seenAt.add(turns);
+        return (0x1000000 + index).toString(16);
+      },
+      revokedAt,
+    }));
+    try {
+      const crl = await ca.createCrl({
+        revoked: entries,
+        crlNumber: 8n,
+        nextUpdate: new Date(revokedAt.getTime() + DAY_MS),
+      });
+      expect(crl.der.length).toBeGreaterThan(20_000 * 20);
+    } finally {
+      counting = false;
+    }
+    // At most 4,096 entries a turn: at least 5 turns among the reads.
+    expect(seenAt.size).toBeGreaterThanOrEqual(5);
+  });
+
   it('rejects a negative CRL number and a nextUpdate before thisUpdate', async () => {
     await expect(
       ca.createCrl({ revoked: [], crlNumber: -1n, nextUpdate: new Date(Date.now() + DAY_MS) }),

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import * as x509 from '@peculiar/x509';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
@@ -11,7 +12,8 @@ export type RevocationReason =
 
 export interface RevokedCertificate {
   readonly serial: string;
-  readonly revokedAt: Date;
+  /** A date, or its epoch milliseconds (a list read from the database makes no Date objects). */
+  readonly revokedAt: Date | number;
   readonly reason?: RevocationReason;
 }
 
@@ -47,11 +49,6 @@ export async function signCrl(signer: CaSigner, params: CrlParams): Promise<Enco
   if (nextUpdate.getTime() <= thisUpdate.getTime()) {
     throw new RangeError('nextUpdate must be after thisUpdate');
   }
-  for (const entry of revoked) {
-    if (entry.serial.includes('\n')) {
-      throw new TypeError(`not a hexadecimal serial number: ${JSON.stringify(entry.serial)}`);
-    }
-  }
   const engine = new pkijs.CryptoEngine({ name: 'ca-signer', crypto: signer.crypto });
   const { signatureAlgorithm, parameters } = await engine.getSignatureParameters(
     signer.privateKey,
@@ -67,9 +64,7 @@ export async function signCrl(signer: CaSigner, params: CrlParams): Promise<Enco
     crlExtensionsDer: crlExtensions.map((extension) => extension.rawData),
     thisUpdate: thisUpdate.getTime(),
     nextUpdate: nextUpdate.getTime(),
-    serials: revoked.map((entry) => entry.serial).join('\n'),
-    revokedAt: Float64Array.from(revoked, (entry) => entry.revokedAt.getTime()),
-    reasons: Int8Array.from(revoked, (entry) => reasonCode(entry.reason)),
+    ...(await entryColumns(revoked)),
   });
   const signature = await engine.signWithPrivateKey(tbs, signer.privateKey, parameters);
   const der = derSequence([
@@ -78,6 +73,35 @@ export async function signCrl(signer: CaSigner, params: CrlParams): Promise<Enco
     Buffer.from(new asn1js.BitString({ valueHex: signature }).toBER(false)),
   ]);
   return { pem: encodePem('X509 CRL', der), der };
+}
+
+// Entries read per turn of the event loop while the worker's input is gathered.
+const ENTRIES_PER_TURN = 4_096;
+
+/**
+ * The entries as the worker takes them: serials joined by newlines, dates and reason codes in
+ * typed arrays. Gathered a slice per turn of the event loop: at 100,000 entries, one pass held
+ * the loop for about 100 ms.
+ */
+async function entryColumns(revoked: readonly RevokedCertificate[]) {
+  const serials: string[] = new Array<string>(revoked.length);
+  const revokedAt = new Float64Array(revoked.length);
+  const reasons = new Int8Array(revoked.length);
+  for (let start = 0; start < revoked.length; start += ENTRIES_PER_TURN) {
+    if (start > 0) await nextTurn();
+    const end = Math.min(start + ENTRIES_PER_TURN, revoked.length);
+    for (let index = start; index < end; index += 1) {
+      const entry = revoked[index] as RevokedCertificate;
+      if (entry.serial.includes('\n')) {
+        throw new TypeError(`not a hexadecimal serial number: ${JSON.stringify(entry.serial)}`);
+      }
+      serials[index] = entry.serial;
+      revokedAt[index] =
+        typeof entry.revokedAt === 'number' ? entry.revokedAt : entry.revokedAt.getTime();
+      reasons[index] = reasonCode(entry.reason);
+    }
+  }
+  return { serials: serials.join('\n'), revokedAt, reasons };
 }
 
 /** RFC 5280 5.3.1: unspecified is expressed by leaving the reason code out (-1). */

@@ -341,10 +341,8 @@ export class CertificateService {
     const crlNumber = BigInt(thisUpdate.getTime());
     const nextUpdate = new Date(thisUpdate.getTime() + this.policy.crlValidityDays * DAY_MS);
     const encoded = await this.ca.createCrl({
-      revoked: revoked.map((entry) => ({
-        serial: entry.serial,
-        revokedAt: new Date(entry.revokedAt),
-      })),
+      // As read: no reason codes are published, and no Date is made per entry.
+      revoked: revoked.map(({ serial, revokedAt }) => ({ serial, revokedAt })),
       // Monotonic across restarts and instances without shared state: the signing time.
       crlNumber,
       thisUpdate,
