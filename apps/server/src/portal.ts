@@ -2,6 +2,8 @@ import { rootCertificates } from 'node:tls';
 import { mkdir } from 'node:fs/promises';
 import { CertificateAuthority } from './ca/authority.js';
 import { KeyPool, type KeyPairSupply } from './ca/key-pool.js';
+import { PACK_ON_THIS_THREAD, type Pkcs12Packing } from './ca/pkcs12-jobs.js';
+import { Pkcs12Workers } from './ca/pkcs12-workers.js';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -63,7 +65,9 @@ export interface Portal extends RouteContext {
   directory: DirectoryPublisher | undefined;
   /** Key pairs made ahead (the service's, when `PORTAL_KEY_POOL_SIZE` is not 0). */
   keyPool: KeyPool | undefined;
-  /** Stops the key pool's worker, writes the presence queued and closes the database. */
+  /** The threads that pack keystores and truststores (the service's; undefined: packed here). */
+  pkcs12Workers: Pkcs12Workers | undefined;
+  /** Stops the workers, writes the presence queued and closes the database. */
   close(): Promise<void>;
 }
 
@@ -76,6 +80,11 @@ export interface OpenPortalOptions {
    * command, which issues a key or none, does not.
    */
   keyPool?: boolean;
+  /**
+   * Pack keystores and truststores in worker threads, one per minting slot, so that their key
+   * derivations never hold the event loop: the service does; the CLI packs on its own thread.
+   */
+  packInWorkers?: boolean;
   /**
    * Key pairs made earlier by someone else, taken instead of a pool of this process's own (the
    * test run's stock: src/ca/test-key-stock.testing.ts). Once none is left, keys are made on
@@ -97,6 +106,7 @@ function buildServices(
   parts: Pick<PortalServices, 'tokens' | 'members' | 'certificates' | 'presence'> & {
     metrics: PortalMetrics;
     directory: DirectoryChanges;
+    packing: Pkcs12Packing;
   },
   now: () => Date,
 ): PortalServices {
@@ -104,7 +114,7 @@ function buildServices(
   const { tokens, certificates, directory } = parts;
   const presets = new PresetService(db, now);
   const takSettings = takSiteSettings(config);
-  const takPackages = new TakPackageService(certificates, takSettings, presets);
+  const takPackages = new TakPackageService(certificates, takSettings, presets, parts.packing);
   const takEnrollmentTokens = new TakEnrollmentTokens(
     db,
     config.takEnroll?.tokenTtlMs ?? 0,
@@ -157,7 +167,7 @@ function buildServices(
     audit: new AuditService(db, now),
     takPackages,
     takEnrollmentTokens,
-    takEnrollment: new TakEnrollment(takEnrollmentTokens, certificates, takSettings),
+    takEnrollment: new TakEnrollment(takEnrollmentTokens, certificates, takSettings, parts.packing),
     takEnrollmentFaceTrust,
     takReadiness: new TakReadinessService(
       config,
@@ -205,6 +215,9 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
         })
       : undefined;
   const keysMadeAhead = keyPool ?? options.keysMadeAhead;
+  const pkcs12Workers =
+    options.packInWorkers === true ? new Pkcs12Workers(mintingSlots.size) : undefined;
+  const packing = pkcs12Workers ?? PACK_ON_THIS_THREAD;
   const now = options.now ?? (() => new Date());
   const presence = new TakPresence(database.db, now, (error) => {
     process.emitWarning(`Presence not recorded: ${String(error)}`);
@@ -224,6 +237,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
       metrics,
       mintingSlots,
       presence,
+      packing,
       ...(keysMadeAhead === undefined ? {} : { keyPool: keysMadeAhead }),
     },
   );
@@ -234,7 +248,15 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
   const services = buildServices(
     config,
     database,
-    { tokens, members, certificates, metrics, presence, directory: ldap ? relay : NO_DIRECTORY },
+    {
+      tokens,
+      members,
+      certificates,
+      metrics,
+      presence,
+      directory: ldap ? relay : NO_DIRECTORY,
+      packing,
+    },
     now,
   );
   if (ldap !== undefined) {
@@ -272,9 +294,11 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
     now,
     metrics,
     keyPool,
+    pkcs12Workers,
     close: async () => {
       await directory?.close();
       await keyPool?.close();
+      await pkcs12Workers?.close();
       await presence.flush();
       await database.close();
     },

@@ -141,7 +141,12 @@ export async function startPortal(
   config: Config,
   options: { logger?: boolean } = {},
 ): Promise<RunningPortal> {
-  const portal = await openPortal(config, { migrate: true, keyPool: true, directorySync: true });
+  const portal = await openPortal(config, {
+    migrate: true,
+    keyPool: true,
+    packInWorkers: true,
+    directorySync: true,
+  });
   const opened: { close(): Promise<void> }[] = [];
   try {
     const app = await buildApp(portal, options);

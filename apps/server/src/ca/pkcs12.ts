@@ -10,14 +10,16 @@ export type Pkcs12Format = 'legacy' | 'modern';
  * `localKeyId`), plus the CA chain. `legacy` is 3DES/SHA-1 (every OS and ATAK import it);
  * `modern` is AES-256/SHA-256.
  */
-export async function buildPkcs12(options: {
+export interface KeystoreOptions {
   privateKeyPem: string;
   certificatePem: string;
   chainPem: string[];
   password: string;
   friendlyName: string;
   format: Pkcs12Format;
-}): Promise<Buffer> {
+}
+
+export async function buildPkcs12(options: KeystoreOptions): Promise<Buffer> {
   const privateKey = createPrivateKey(options.privateKeyPem);
   const leaf = new X509Certificate(options.certificatePem);
   if (!leaf.checkPrivateKey(privateKey)) {

@@ -6,11 +6,13 @@ import { buildLegacyPfx } from './pkcs12-legacy.js';
  * Each certificate is named `{friendlyNamePrefix}-{n}` (n from 1, in the given order). Bad input
  * throws at once; the packing itself is asynchronous (it yields to the event loop).
  */
-export function buildTrustStorePkcs12(options: {
+export interface TrustStoreOptions {
   certificatesPem: string[];
   password: string;
   friendlyNamePrefix: string;
-}): Promise<Buffer> {
+}
+
+export function buildTrustStorePkcs12(options: TrustStoreOptions): Promise<Buffer> {
   const certificates = options.certificatesPem.flatMap((pem) =>
     decodePemBlocks(pem, 'CERTIFICATE'),
   );

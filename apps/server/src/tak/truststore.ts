@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { decodePemBlocks } from '../ca/pem.js';
-import { buildTrustStorePkcs12 } from '../ca/trust-store.js';
+import { PACK_ON_THIS_THREAD, type Pkcs12Packing } from '../ca/pkcs12-jobs.js';
 
 export interface TruststoreSource {
   /** The operator's PEM file (`PORTAL_TAK_TRUSTSTORE_PEM`); absent: the portal's CA chain. */
@@ -20,13 +20,17 @@ export async function truststoreCertificates(source: TruststoreSource): Promise<
   return [await readFile(source.pemFile, 'utf8')];
 }
 
-/** The truststore file of the packages: legacy 3DES/SHA-1, certificates only. */
+/**
+ * The truststore file of the packages: legacy 3DES/SHA-1, certificates only, packed by
+ * `packing` (the service's worker threads; by default on this thread).
+ */
 export async function buildTakTruststore(
   source: TruststoreSource,
   password: string,
   deployment: string,
+  packing: Pkcs12Packing = PACK_ON_THIS_THREAD,
 ): Promise<Buffer> {
-  return buildTrustStorePkcs12({
+  return packing.trustStore({
     certificatesPem: await truststoreCertificates(source),
     password,
     friendlyNamePrefix: deployment,

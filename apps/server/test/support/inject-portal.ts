@@ -42,6 +42,8 @@ export interface OpenTestPortalOptions {
   now?: () => Date;
   /** Start the LDAP reconciler (`PORTAL_LDAP_*` in `env`), with these timings. */
   directorySync?: { periodMs?: number; retryMs?: number; maxRetryMs?: number };
+  /** Pack keystores and truststores in worker threads, as the service does. */
+  packInWorkers?: boolean;
 }
 
 /** Opens a portal as the service's start-up does, in a fresh temporary directory. */
@@ -65,6 +67,7 @@ export async function openTestPortal(
     migrate: true,
     ...(keysMadeAhead === undefined ? {} : { keysMadeAhead }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.packInWorkers === true ? { packInWorkers: true } : {}),
     ...(options.directorySync === undefined
       ? {}
       : { directorySync: true, directoryTimings: options.directorySync }),

@@ -14,7 +14,8 @@ import {
   UnsupportedPublicKeyError,
   type KeyAlgorithm,
 } from '../../ca/key-pair.js';
-import { buildPkcs12, type Pkcs12Format } from '../../ca/pkcs12.js';
+import type { Pkcs12Format } from '../../ca/pkcs12.js';
+import { PACK_ON_THIS_THREAD, type Pkcs12Packing } from '../../ca/pkcs12-jobs.js';
 import type { CertificatePurpose, Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { BadRequestError, TooManyRequestsError } from '../../errors.js';
@@ -144,6 +145,8 @@ export class MemberIssuer {
     private readonly metrics: CertificateMetrics,
     /** Key pairs made ahead; without one (or when it is empty) keys are made on the request. */
     private readonly keyPool?: KeyPairSupply,
+    /** Where keystores are packed: the service's worker threads, or this thread. */
+    private readonly packing: Pkcs12Packing = PACK_ON_THIS_THREAD,
   ) {}
 
   /** A certificate for a key made here (the private key comes back) or a device's key. */
@@ -168,7 +171,7 @@ export class MemberIssuer {
       request,
       (callsign) => this.generate(callsign, request.key.generate),
       (pair) =>
-        buildPkcs12({
+        this.packing.keystore({
           privateKeyPem: pair.privateKeyPem,
           certificatePem: pair.certificatePem,
           chainPem: pair.chainPem,

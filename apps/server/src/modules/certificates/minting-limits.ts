@@ -12,9 +12,10 @@ export function defaultConcurrentMints(): number {
 
 /**
  * A fixed number of slots for CPU-heavy minting work, handed out first come, first served. Key
- * generation runs on libuv's thread pool (four threads by default) and keystore packing on the
- * event loop: without a bound, a burst of downloads queues hundreds of key generations in front
- * of every other user of the thread pool and then packs them back to back on the event loop.
+ * generation runs on libuv's thread pool (four threads by default) and keystore packing in the
+ * service's packing workers, one per slot (on the event loop in the CLI): without a bound, a
+ * burst of downloads queues hundreds of key generations in front of every other user of the
+ * thread pool, and its packing and signing would take every core from everyone else.
  */
 export class MintingSlots {
   private busy = 0;

@@ -4,6 +4,7 @@ import type { OcspLookup } from '../../ca/ocsp.js';
 import type { TakPresence } from './presence.js';
 import { ocspQuestion, readOcspAnswer, type OcspAnswer } from '../../ca/ocsp-check.js';
 import type { Pkcs12Format } from '../../ca/pkcs12.js';
+import type { Pkcs12Packing } from '../../ca/pkcs12-jobs.js';
 import type { KeyAlgorithm } from '../../ca/key-pair.js';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
@@ -95,6 +96,11 @@ export interface CertificateServiceOptions {
   keyPool?: KeyPairSupply;
   /** Where OCSP requests and CRL fetches are recorded as evidence of a TAK Server (presence.ts). */
   presence?: TakPresence;
+  /**
+   * Where keystores are packed (the service's `Pkcs12Workers`, one per minting slot); default:
+   * on this thread.
+   */
+  packing?: Pkcs12Packing;
 }
 
 /**
@@ -132,6 +138,7 @@ export class CertificateService {
       this.now,
       this.metrics,
       options.keyPool,
+      options.packing,
     );
   }
 

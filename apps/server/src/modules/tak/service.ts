@@ -1,5 +1,6 @@
 import type { Preset } from '@callsign/contract';
 import { buildTakPackages, type TakPackage } from '../../tak/packages.js';
+import { PACK_ON_THIS_THREAD, type Pkcs12Packing } from '../../ca/pkcs12-jobs.js';
 import { buildTakTruststore } from '../../tak/truststore.js';
 import type { Actor } from '../auth/actor.js';
 import type { CertificateService } from '../certificates/service.js';
@@ -28,6 +29,8 @@ export class TakPackageService {
     private readonly certificates: CertificateService,
     private readonly settings: TakSiteSettings,
     private readonly presets: PresetSource,
+    /** Where the truststore is packed: the service's worker threads, or this thread. */
+    private readonly packing: Pkcs12Packing = PACK_ON_THIS_THREAD,
   ) {}
 
   /**
@@ -44,6 +47,7 @@ export class TakPackageService {
       { pemFile: this.settings.truststorePemFile, caChainPem: this.certificates.chainPem },
       this.settings.truststorePassword,
       this.settings.deployment,
+      this.packing,
     );
     const packages = buildTakPackages(this.settings, {
       callsign: issued.callsign,

@@ -3,7 +3,7 @@ import { TYPED_LINE, type TrustPackageClient } from '@callsign/contract';
 import { BadCsrError, checkCsr } from '../../ca/csr.js';
 import { BadRequestError, HttpError } from '../../errors.js';
 import { encodePem } from '../../ca/pem.js';
-import { buildTrustStorePkcs12 } from '../../ca/trust-store.js';
+import { PACK_ON_THIS_THREAD, type Pkcs12Packing } from '../../ca/pkcs12-jobs.js';
 import { buildTakEnrollmentProfile, buildTrustPackage } from '../../tak/tak-enrollment-packages.js';
 import { csrDerFromBody, type TakEnrollmentAnswer } from '../../tak/tak-enrollment.js';
 import { takEnrollmentTrust } from '../../tak/truststore.js';
@@ -110,6 +110,8 @@ export class TakEnrollment {
     private readonly tokens: TakEnrollmentTokens,
     private readonly certificates: CertificateService,
     private readonly settings: TakSiteSettings,
+    /** Where the trust package's truststore is packed: the service's worker threads, or here. */
+    private readonly packing: Pkcs12Packing = PACK_ON_THIS_THREAD,
   ) {}
 
   async sign(
@@ -206,7 +208,7 @@ export class TakEnrollment {
   }
 
   async trustPackage(callsign: string, client: TrustPackageClient): Promise<Uint8Array> {
-    const truststore = await buildTrustStorePkcs12({
+    const truststore = await this.packing.trustStore({
       certificatesPem: (await this.caCertificates()).map((der) => encodePem('CERTIFICATE', der)),
       password: this.settings.truststorePassword,
       friendlyNamePrefix: this.settings.deployment,
