@@ -7,7 +7,7 @@ import { openPortal, type Portal } from './portal.js';
 import { createPlainListener } from './http/plain-listener.js';
 import { buildTakEnrollApp } from './modules/tak/tak-enrollment-face-routes.js';
 import { startMetricsListener, type MetricsListener } from './metrics/listener.js';
-import type { ScrapeProbes } from './metrics/portal-metrics.js';
+import type { PortalListenerName, ScrapeProbes } from './metrics/portal-metrics.js';
 import { countEnrollmentsByState } from './modules/enrollment/service.js';
 import { createDualFaceServer, type PortalListener } from './tls/dual-face-server.js';
 import type { ConnectionLimits } from './tls/connection-share.js';
@@ -28,11 +28,14 @@ export interface RunningPortal {
   close(): Promise<void>;
 }
 
-/** What every listener of the portal admits (tls/connection-share.ts). */
-function connectionLimitsOf(config: Config): ConnectionLimits {
+/** What every listener of the portal admits (tls/connection-share.ts), each refusal counted. */
+function connectionLimitsOf(portal: Portal, listener: PortalListenerName): ConnectionLimits {
   return {
-    maxConnections: config.maxConnections,
-    maxUnprovenPerAddress: config.maxUnprovenPerAddress,
+    maxConnections: portal.config.maxConnections,
+    maxUnprovenPerAddress: portal.config.maxUnprovenPerAddress,
+    turnedAway: (reason) => {
+      portal.metrics.connectionTurnedAway(listener, reason);
+    },
   };
 }
 
@@ -53,7 +56,7 @@ async function builtinTlsListener(portal: Portal, app: FastifyInstance): Promise
     clientCaPem: [portal.ca.chainPem],
     mtlsHost: config.mtlsHost,
     httpsOrigin: config.publicOrigin,
-    connectionLimits: connectionLimitsOf(config),
+    connectionLimits: connectionLimitsOf(portal, 'portal'),
     handler: (request, response) => {
       app.routing(request, response);
     },
@@ -107,7 +110,7 @@ async function takEnrollListener(portal: Portal, app: FastifyInstance): Promise<
     app.routing(request, response);
   };
   if (config.tlsMode === 'proxy') {
-    return createPlainListener(handler, connectionLimitsOf(config));
+    return createPlainListener(handler, connectionLimitsOf(portal, 'tak-enroll'));
   }
   const credentials = await loadServerCredentials(
     {
@@ -122,7 +125,7 @@ async function takEnrollListener(portal: Portal, app: FastifyInstance): Promise<
   return createTakEnrollServer({
     credentials,
     handler,
-    connectionLimits: connectionLimitsOf(config),
+    connectionLimits: connectionLimitsOf(portal, 'tak-enroll'),
   });
 }
 
@@ -154,9 +157,12 @@ export async function startPortal(
     await app.ready();
     const server =
       config.tlsMode === 'proxy'
-        ? createPlainListener((request, response) => {
-            app.routing(request, response);
-          }, connectionLimitsOf(config))
+        ? createPlainListener(
+            (request, response) => {
+              app.routing(request, response);
+            },
+            connectionLimitsOf(portal, 'portal'),
+          )
         : await builtinTlsListener(portal, app);
     const port = await listenOn(server, config.port, config.listenAddress);
     opened.unshift(server);

@@ -35,6 +35,18 @@ function openConnections(): Promise<number> {
   });
 }
 
+/** What the metrics counted of connections turned away by `reason`, on the portal's listener. */
+async function turnedAway(reason: string): Promise<number> {
+  const metric = portal.portal.metrics.registry.getSingleMetric(
+    'callsign_portal_connections_turned_away_total',
+  );
+  const values = (await metric?.get())?.values ?? [];
+  return (
+    values.find((value) => value.labels.listener === 'portal' && value.labels.reason === reason)
+      ?.value ?? Number.NaN
+  );
+}
+
 async function until(condition: () => Promise<boolean>, ms = 5_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await condition())) {
@@ -121,6 +133,7 @@ describe.each(testEngines())('on $name', (engine) => {
 
   it("one address holding idle connections, re-opened when closed, does not stop another's health check", async () => {
     const attacker = '127.0.0.2';
+    const shareBefore = await turnedAway('address_share');
     // Connections that never say hello, and TLS connections that never send a request.
     holdConnections(MAX_CONNECTIONS, () =>
       net.connect({ host: '127.0.0.1', port: portal.port, localAddress: attacker }),
@@ -139,9 +152,12 @@ describe.each(testEngines())('on $name', (engine) => {
       statuses.push((await healthCheck('127.0.0.1')).status);
     }
     expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    // The attacker's extra connections were counted for the operator to see.
+    expect(await turnedAway('address_share')).toBeGreaterThan(shareBefore);
   });
 
   it('serves a new client when the pool is full of idle kept-alive connections, closing the oldest idle one', async () => {
+    const madeRoomBefore = await turnedAway('made_room');
     const held: net.Socket[] = [];
     for (let index = 0; index < MAX_CONNECTIONS; index += 1) {
       const { status, socket } = await healthCheck('127.0.0.3', keptAliveClient());
@@ -156,6 +172,7 @@ describe.each(testEngines())('on $name', (engine) => {
       true,
       ...Array<boolean>(MAX_CONNECTIONS - 1).fill(false),
     ]);
+    expect(await turnedAway('made_room')).toBe(madeRoomBefore + 1);
   });
 
   it('keeps many proven connections from one address (a unit behind one NAT) and serves more phones behind it', async () => {

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CertificatePurpose, EnrollmentState } from '../db/schema.js';
+import type { TurnedAwayReason } from '../tls/connection-share.js';
 
 /**
  * What the portal reports to Prometheus (docs/operations.md lists every series). Counters and
@@ -14,6 +15,14 @@ import type { CertificatePurpose, EnrollmentState } from '../db/schema.js';
 
 const PREFIX = 'callsign_portal_';
 const PURPOSES: readonly CertificatePurpose[] = ['browser', 'tak-package', 'tak-enroll', 'server'];
+/** The listeners that admit connections: both faces' (or the proxy's plain one), TAK enrollment's. */
+export type PortalListenerName = 'portal' | 'tak-enroll';
+const LISTENERS: readonly PortalListenerName[] = ['portal', 'tak-enroll'];
+const TURNED_AWAY_REASONS: readonly TurnedAwayReason[] = [
+  'address_share',
+  'pool_full',
+  'made_room',
+];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 const ENROLLMENT_STATE_NAMES: Record<EnrollmentState, string> = {
   0: 'pending',
@@ -143,6 +152,15 @@ export class PortalMetrics implements CertificateMetrics {
     registers: [this.registry],
   });
 
+  private readonly turnedAway = new Counter({
+    name: `${PREFIX}connections_turned_away_total`,
+    help:
+      'Connections the listener closed by its share rule, by listener and reason (an address ' +
+      'over its share of unproven connections, the pool full, an idle one closed to make room)',
+    labelNames: ['listener', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: { version: string }) {
     new Gauge({
       name: `${PREFIX}build_info`,
@@ -155,6 +173,9 @@ export class PortalMetrics implements CertificateMetrics {
     for (const purpose of PURPOSES) {
       this.issued.inc({ purpose }, 0);
       this.revoked.inc({ purpose }, 0);
+    }
+    for (const listener of LISTENERS) {
+      for (const reason of TURNED_AWAY_REASONS) this.turnedAway.inc({ listener, reason }, 0);
     }
   }
 
@@ -190,6 +211,10 @@ export class PortalMetrics implements CertificateMetrics {
 
   mintRefused(reason: string): void {
     this.mintRefusals.inc({ reason });
+  }
+
+  connectionTurnedAway(listener: PortalListenerName, reason: TurnedAwayReason): void {
+    this.turnedAway.inc({ listener, reason });
   }
 
   /** Node's process metrics (CPU, memory, event loop lag, GC): for the service, not the CLI. */

@@ -2,11 +2,19 @@ import type { Server } from 'node:http';
 import type net from 'node:net';
 import { plainAddress } from './peer-address.js';
 
+/**
+ * Why the share closed a connection: the address already held its share of unproven ones, the
+ * pool was full with nothing idle to close, or it was the longest-idle one, closed to make room.
+ */
+export type TurnedAwayReason = 'address_share' | 'pool_full' | 'made_room';
+
 export interface ConnectionLimits {
   /** Most connections open at once (`PORTAL_MAX_CONNECTIONS`); absent: no cap. */
   maxConnections?: number | undefined;
   /** Most unproven connections of one address (`PORTAL_MAX_UNPROVEN_PER_ADDRESS`); absent: no bound. */
   maxUnprovenPerAddress?: number | undefined;
+  /** Told of every connection the share closes (the metrics count them). */
+  turnedAway?: ((reason: TurnedAwayReason) => void) | undefined;
 }
 
 /** Who may keep a connection of one listener: its share of the pool (docs/api.md). */
@@ -48,6 +56,7 @@ function keyOf(socket: net.Socket): string | undefined {
  */
 export function createConnectionShare(limits: ConnectionLimits): ConnectionShare {
   const { maxConnections, maxUnprovenPerAddress } = limits;
+  const turnedAway = (reason: TurnedAwayReason) => limits.turnedAway?.(reason);
   const open = new Map<string, Connection>();
   /** Proven connections with no request in flight, the longest idle first. */
   const idle = new Set<Connection>();
@@ -72,6 +81,7 @@ export function createConnectionShare(limits: ConnectionLimits): ConnectionShare
     if (longestIdle === undefined) return false;
     forget(longestIdle);
     longestIdle.socket.destroy();
+    turnedAway('made_room');
     return true;
   };
 
@@ -105,6 +115,7 @@ export function createConnectionShare(limits: ConnectionLimits): ConnectionShare
       const withinShare = maxUnprovenPerAddress === undefined || unproven < maxUnprovenPerAddress;
       if (key === undefined || !withinShare || !makeRoom()) {
         socket.destroy();
+        if (key !== undefined) turnedAway(withinShare ? 'pool_full' : 'address_share');
         return false;
       }
       const connection: Connection = { key, address, socket, proven: false, inFlight: 0 };
