@@ -6,8 +6,8 @@
 #
 # Installs bench/'s own dependencies (autocannon, lighthouse) on demand, outside the root
 # workspaces; runs the sections against the built server (apps/server/dist, or with --own-build a
-# private build in apps/server/.bench/dist); starts a throw-away PostgreSQL for the API, growth,
-# isolation and bulk sections when Debian's server binaries are there. Writes bench/results/latest.{md,json};
+# private build in apps/server/.bench/dist); starts a throw-away PostgreSQL for the sections that
+# measure both engines when Debian's server binaries are there. Writes bench/results/latest.{md,json};
 # --record also puts the figures into bench/RESULTS.md. Measurements only: nothing here is a test.
 set -euo pipefail
 
