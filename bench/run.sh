@@ -6,8 +6,8 @@
 #
 # Installs bench/'s own dependencies (autocannon, lighthouse) on demand, outside the root
 # workspaces; runs the sections against the built server (apps/server/dist, or with --own-build a
-# private build in apps/server/.bench/dist); starts a throw-away PostgreSQL for the API, growth,
-# isolation and bulk sections when Debian's server binaries are there. Writes bench/results/latest.{md,json};
+# private build in apps/server/.bench/dist); starts a throw-away PostgreSQL for the sections that
+# measure both engines when Debian's server binaries are there. Writes bench/results/latest.{md,json};
 # --record also puts the figures into bench/RESULTS.md. Measurements only: nothing here is a test.
 set -euo pipefail
 
@@ -22,7 +22,7 @@ for arg in "$@"; do
   case "$arg" in
     --own-build) own_build=1 ;;
     --only=*)
-      [[ "${arg#--only=}" =~ api|growth|isolation|bulk|burst|members ]] || wants_postgres=0
+      [[ "${arg#--only=}" =~ api|growth|isolation|bulk|burst|members|enroll|ocsp ]] || wants_postgres=0
       args+=("$arg")
       ;;
     --quick | --record) args+=("$arg") ;;

@@ -7,8 +7,8 @@ import autocannon from 'autocannon';
 /**
  * @typedef {{ port: number, host: string, mtlsHost: string, chainPem: string }} Server
  * @typedef {{ certPem: string, keyPem: string }} Key
- * @typedef {{ face: 'public' | 'mtls', path: string, key?: Key, bearer?: string, json?: unknown }} Target
- *   `json`: a POST with that body (otherwise a GET)
+ * @typedef {{ face: 'public' | 'mtls', path: string, key?: Key, bearer?: string, json?: unknown, method?: 'DELETE' | 'POST' }} Target
+ *   `json`: a POST with that body (otherwise a GET); `method`: another method, without a body
  */
 
 /**
@@ -41,7 +41,10 @@ function headersOf(target) {
   /** @type {Record<string, string>} */
   const headers = {};
   if (target.bearer) headers.authorization = `Bearer ${target.bearer}`;
-  if (target.json !== undefined) headers['content-type'] = 'application/json';
+  // A state change says JSON even without a body, as the web app's DELETEs do.
+  if (target.json !== undefined || target.method !== undefined) {
+    headers['content-type'] = 'application/json';
+  }
   return headers;
 }
 
@@ -74,7 +77,7 @@ function get(server, target, options) {
       {
         host: '127.0.0.1',
         port: server.port,
-        method: payload === undefined ? 'GET' : 'POST',
+        method: target.method ?? (payload === undefined ? 'GET' : 'POST'),
         path: target.path,
         servername,
         headers: { host: `${servername}:${server.port}`, ...headersOf(target) },

@@ -22,7 +22,10 @@ const { recordIssuedCertificate } = await importServer('modules/certificates/rep
  * only once the key pool is full. `loopMonitor`: on SIGUSR2, the event loop's longest delay since
  * the last SIGUSR2 is written to `{dataDir}/loop.json`.
  * `memberDetails`: the seeded members differ in team, role, presence and key expiry (seed.mjs).
- * @type {{ dataDir: string, databaseUrl?: string, webDir?: string, active: number, pending: number, revokedShare?: number, memberDetails?: boolean, keyHolders?: number, burstMembers?: number, waitForKeyPool?: boolean, loopMonitor?: boolean, env?: Record<string, string> }}
+ * `joinExisting`: another instance on a database an earlier one seeded (PostgreSQL): nothing is
+ * seeded or issued, the members and keys are the first instance's. `metrics`: the Prometheus
+ * listener on a free loopback port (`metricsPort` in the printed line).
+ * @type {{ dataDir: string, databaseUrl?: string, webDir?: string, active: number, pending: number, revokedShare?: number, memberDetails?: boolean, keyHolders?: number, burstMembers?: number, waitForKeyPool?: boolean, loopMonitor?: boolean, joinExisting?: boolean, metrics?: boolean, env?: Record<string, string> }}
  */
 const options = JSON.parse(process.argv[2] ?? '{}');
 
@@ -37,6 +40,7 @@ if (caTemplate && !existsSync(path.join(options.dataDir, 'ca'))) {
   });
 }
 
+const metricsPort = options.metrics ? await freePort() : undefined;
 const config = loadConfig(
   {
     PORTAL_PORT: String(await freePort()),
@@ -44,7 +48,7 @@ const config = loadConfig(
     PORTAL_DATA_DIR: options.dataDir,
     PORTAL_WEB_DIR: options.webDir ?? path.join(options.dataDir, 'no-web'),
     PORTAL_LOG_LEVEL: 'silent',
-    PORTAL_METRICS_ADDRESS: 'off',
+    PORTAL_METRICS_ADDRESS: options.metrics ? `127.0.0.1:${metricsPort}` : 'off',
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
     ...options.env,
   },
@@ -55,12 +59,14 @@ const { portal } = running;
 const db = portal.database.db;
 
 const seedStart = performance.now();
-await seed(db, {
-  active: options.active,
-  pending: options.pending,
-  revokedShare: options.revokedShare ?? 0,
-  memberDetails: options.memberDetails ?? false,
-});
+if (!options.joinExisting) {
+  await seed(db, {
+    active: options.active,
+    pending: options.pending,
+    revokedShare: options.revokedShare ?? 0,
+    memberDetails: options.memberDetails ?? false,
+  });
+}
 const seedMs = performance.now() - seedStart;
 
 /**
@@ -81,8 +87,8 @@ async function memberWithKey(callsign, roles) {
   });
   return { callsign, certPem: issued.certificatePem, keyPem: issued.privateKeyPem };
 }
-const admin = await memberWithKey('BenchAdmin', ['admin']);
-const member = await memberWithKey('BenchMember', []);
+const admin = options.joinExisting ? undefined : await memberWithKey('BenchAdmin', ['admin']);
+const member = options.joinExisting ? undefined : await memberWithKey('BenchMember', []);
 /** @type {{ callsign: string, certPem: string, keyPem: string }[]} */
 const keyHolders = [];
 for (let n = 1; n <= (options.keyHolders ?? 0); n += 2) {
@@ -170,6 +176,7 @@ process.stdout.write(
     takHost: config.takHost,
     takEnrollPort: running.takEnroll?.port,
     mtlsHost: config.mtlsHost,
+    metricsPort,
     engine: portal.database.engine,
     dataDir: options.dataDir,
     chainPem: portal.ca.chainPem,

@@ -19,3 +19,13 @@ export async function createPostgresDatabase(url, name) {
   parsed.pathname = `/${name}`;
   return parsed.toString();
 }
+
+/**
+ * The engines a section measures: SQLite, and PostgreSQL when run.sh started a server for the run
+ * (`PORTAL_TEST_POSTGRES_URL`).
+ * @returns {{ name: string, url?: string }[]}
+ */
+export function benchEngines() {
+  const url = process.env.PORTAL_TEST_POSTGRES_URL;
+  return [{ name: 'SQLite' }, ...(url ? [{ name: 'PostgreSQL', url }] : [])];
+}

@@ -280,6 +280,11 @@ export class CertificateAuthority {
     return this.ocsp.respond(requestDer, lookup);
   }
 
+  /** OCSP answers signed by this process so far (a cached answer costs none). */
+  get ocspSignatures(): number {
+    return this.ocsp.signedAnswers;
+  }
+
   /**
    * The delegated OCSP signer (ocsp-signer.ts), loaded or issued on the first OCSP request, and
    * re-issued on the first request once it is due for renewal.

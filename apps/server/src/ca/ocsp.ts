@@ -76,9 +76,15 @@ export class OcspResponder {
   private readonly inFlight = new Map<string, Promise<CachedAnswer>>();
   private readonly signatures = new OneAtATime(MAX_WAITING_SIGNATURES);
   private readonly issuer: ReturnType<typeof issuerHashes>;
+  private signed = 0;
 
   constructor(private readonly options: OcspResponderOptions) {
     this.issuer = issuerHashes(options.issuer);
+  }
+
+  /** Answers signed since this responder was made: one private-key signature each. */
+  get signedAnswers(): number {
+    return this.signed;
   }
 
   async respond(requestDer: Buffer, lookup: OcspLookup): Promise<Buffer> {
@@ -141,6 +147,7 @@ export class OcspResponder {
     });
     const engine = new pkijs.CryptoEngine({ name: 'ocsp-signer', crypto: signer.crypto });
     await basic.sign(signer.privateKey, signer.signingAlgorithm.hash, engine);
+    this.signed++;
     return {
       der: encodeResponse(RESPONSE_STATUS.successful, basic),
       signer,

@@ -88,6 +88,8 @@ export interface ScrapeProbes {
    * milliseconds since the epoch, as recorded in the database; a kind never seen is absent.
    */
   revocationFetches?: () => Promise<{ ocsp?: number; crl?: number }>;
+  /** OCSP answers this process has signed since it started (a cached answer signs none). */
+  ocspSignatures?: () => number;
 }
 
 export interface FinishedRequest {
@@ -279,7 +281,20 @@ export class PortalMetrics implements CertificateMetrics {
     });
     for (const { ca, notAfter } of probes.caCertificates) caExpiry.set({ ca }, seconds(notAfter));
     this.watchRevocationFetches(probes);
-    const { keyPool } = probes;
+    const { keyPool, ocspSignatures } = probes;
+    if (ocspSignatures !== undefined) {
+      let counted = 0;
+      new Counter({
+        name: `${PREFIX}ocsp_signatures_total`,
+        help: "OCSP answers signed with the delegated signer's private key (a cached answer is not)",
+        registers,
+        collect() {
+          const now = ocspSignatures();
+          this.inc(now - counted);
+          counted = now;
+        },
+      });
+    }
     if (keyPool !== undefined) {
       new Gauge({
         name: `${PREFIX}key_pool_keys`,

@@ -198,6 +198,27 @@ describe.each(testEngines())('metrics on $name', (engine) => {
     expect(after.value('callsign_portal_tak_crl_fetch_age_seconds')).toBe(Infinity);
   });
 
+  it('counts the OCSP answers signed: one for a new status, none for the cached answers after it', async () => {
+    const signatures = (page: Scrape) => page.value('callsign_portal_ocsp_signatures_total');
+    const before = await scrape();
+    expect(before.family('callsign_portal_ocsp_signatures_total').type).toBe('counter');
+    // A key the responder has not answered for yet: its first answer is signed.
+    const member = await portal.addMember('Signed9');
+    const ask = async () => {
+      const question = ocspQuestion(portal.portal.ca.issuingCertificatePem, member.serial);
+      const asked = await portal.api('public', 'POST', caPaths.ocsp, {
+        raw: question.der,
+        contentType: 'application/ocsp-request',
+      });
+      expect(asked.status).toBe(200);
+    };
+    await ask();
+    const first = await scrape();
+    expect(signatures(first) - signatures(before)).toBe(1);
+    for (let i = 0; i < 20; i += 1) await ask();
+    expect(signatures(await scrape())).toBe(signatures(first));
+  });
+
   it(`reports the database pool ${engine.name === 'postgres' ? 'in use' : 'only on PostgreSQL'}`, async () => {
     if (engine.name !== 'postgres') {
       const page = await scrape();
