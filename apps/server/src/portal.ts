@@ -14,6 +14,7 @@ import { TokenService } from './modules/auth/token-service.js';
 import { defaultConcurrentMints, MintingSlots } from './modules/certificates/minting-limits.js';
 import { TakPresence } from './modules/certificates/presence.js';
 import { CertificateService } from './modules/certificates/service.js';
+import { CaRolloverService } from './modules/certificates/rollover.js';
 import { AuditService } from './modules/audit/service.js';
 import { BulkService } from './modules/bulk/service.js';
 import { KeyLifecycle } from './modules/certificates/key-lifecycle.js';
@@ -97,6 +98,7 @@ function buildServices(
   parts: Pick<PortalServices, 'tokens' | 'members' | 'certificates' | 'presence'> & {
     metrics: PortalMetrics;
     directory: DirectoryChanges;
+    ca: CertificateAuthority;
   },
   now: () => Date,
 ): PortalServices {
@@ -112,10 +114,18 @@ function buildServices(
     tokens,
   );
   const takEnrollmentFaceTrust = new EnrollmentFaceTrustService(config, now);
+  const caRollover = new CaRolloverService(
+    db,
+    parts.ca,
+    certificates,
+    { dir: config.caDir, passphrase: config.caPassphrase },
+    now,
+  );
   return {
     tokens,
     members: parts.members,
     certificates,
+    caRollover,
     presence: parts.presence,
     failureBudget: new DatabaseFailureBudget(db, {
       failures: config.rateLimitFailures,
@@ -151,7 +161,9 @@ function buildServices(
     bulk: new BulkService(db, now, config.reservedCallsigns),
     presets,
     keys: new KeyService(certificates),
-    keyLifecycle: new KeyLifecycle(db, now, parts.metrics),
+    keyLifecycle: new KeyLifecycle(db, now, parts.metrics, (callsign) =>
+      caRollover.renewalNotice(callsign),
+    ),
     renewalCodes: new RenewalCodes(db, certificates, now),
     instructions: new InstructionsService(takPackages),
     audit: new AuditService(db, now),
@@ -234,7 +246,15 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
   const services = buildServices(
     config,
     database,
-    { tokens, members, certificates, metrics, presence, directory: ldap ? relay : NO_DIRECTORY },
+    {
+      tokens,
+      members,
+      certificates,
+      metrics,
+      presence,
+      ca,
+      directory: ldap ? relay : NO_DIRECTORY,
+    },
     now,
   );
   if (ldap !== undefined) {
@@ -246,7 +266,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
         layout: { baseDn: ldap.baseDn, groupPrefix: ldap.groupPrefix },
         // ldaps:// to a server whose certificate the portal's CA issued (`server-cert`), or
         // a public one.
-        trustedCaPem: [...rootCertificates, ca.chainPem],
+        trustedCaPem: [...rootCertificates, ca.trustPem],
       }),
       readState: () => services.groups.directoryState(),
       now,

@@ -36,6 +36,16 @@ function connectionLimitsOf(config: Config): ConnectionLimits {
   };
 }
 
+/** `[ca.trustPem]`, the same array until the CA's trust changes (a rollover begun or finished). */
+function memoizedTrust(portal: Portal): () => string[] {
+  let last = [portal.ca.trustPem];
+  return () => {
+    const pem = portal.ca.trustPem;
+    if (pem !== last[0]) last = [pem];
+    return last;
+  };
+}
+
 /** One TLS listener for both faces, with the configured or the portal-issued certificate. */
 async function builtinTlsListener(portal: Portal, app: FastifyInstance): Promise<PortalListener> {
   const { config } = portal;
@@ -50,7 +60,8 @@ async function builtinTlsListener(portal: Portal, app: FastifyInstance): Promise
   );
   return createDualFaceServer({
     credentials,
-    clientCaPem: [portal.ca.chainPem],
+    // Both issuing CAs during a rollover (the same array while nothing changes: no new context).
+    clientCaPem: memoizedTrust(portal),
     mtlsHost: config.mtlsHost,
     httpsOrigin: config.publicOrigin,
     connectionLimits: connectionLimitsOf(config),

@@ -22,7 +22,9 @@ function signedInAdmin(
     http.get(apiPaths.checkAuthValidUser, () => HttpResponse.json(identity)),
     http.get(apiPaths.checkAuthAdmin, () => HttpResponse.json(identity)),
     http.get(apiPaths.idmConsole, idm),
-    http.get(apiPaths.myKeys, () => HttpResponse.json({ keys: [], last_seen_tak_at: null })),
+    http.get(apiPaths.myKeys, () =>
+      HttpResponse.json({ keys: [], last_seen_tak_at: null, renew_ca_by: null }),
+    ),
     http.get(apiPaths.caExpiry, () => HttpResponse.json(caExpiry)),
     http.get(apiPaths.takReadiness, () =>
       HttpResponse.json({
@@ -91,6 +93,18 @@ let caExpiry = {
       self_signed: true,
     },
   ],
+  rollover: {
+    state: 'none' as 'none' | 'overlap',
+    generation: 1,
+    can_roll_over: true,
+    begun_at: null as string | null,
+    renew_by: null as string | null,
+    finished_at: null,
+    previous: null as { generation: number; subject: string; expires_at: string } | null,
+    members_on_previous: 0,
+    keys_on_previous: 0,
+    next: 'nothing' as 'nothing' | 'begin' | 'renew' | 'finish' | 'new-root',
+  },
 };
 
 /** The app's route table, signed in as the server answers. */
