@@ -140,7 +140,7 @@ export const caRolloverSchema = z.object({
   previous: caCertificateSchema.extend({ generation: z.int().min(1) }).nullable(),
   /** Members with a live key of the old CA they have not renewed. */
   members_on_previous: z.int().min(0),
-  /** Live keys (servers' too) of the old CA not renewed: `finish` refuses while any. */
+  /** Live member keys of the old CA not renewed: `finish` refuses while any. */
   keys_on_previous: z.int().min(0),
   /**
    * `begin` (the issuing CA has less than 400 days left), `renew` (members still on the old CA),

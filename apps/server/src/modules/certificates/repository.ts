@@ -467,7 +467,8 @@ export interface KeyOnOlderCa {
 }
 
 /**
- * The unexpired, unrevoked keys (servers' too) of issuing CAs older than `generation` at `now`,
+ * The unexpired, unrevoked member keys (not `server` certificates) of issuing CAs older than
+ * `generation` at `now`,
  * each with whether its holder has renewed it: holds a live key of the same purpose from
  * `generation` or later. Ordered by callsign, then purpose.
  */
@@ -498,6 +499,7 @@ export async function liveKeysBefore(
           .as('renewed'),
     ])
     .where('old.ca_generation', '<', generation)
+    .where('old.purpose', '!=', 'server')
     .where('old.revoked_at', 'is', null)
     .where('old.not_after', '>', now)
     .orderBy(sql`lower(old.callsign)`)

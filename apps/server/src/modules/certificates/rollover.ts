@@ -34,11 +34,17 @@ export const DEFAULT_RENEWAL_DAYS = 30;
 export const RENEWED_REASON = 'superseded';
 export const FORCED_REASON = 'cessationOfOperation';
 
-/** Who holds keys that depend on the old issuing CA (`finish` refuses while anyone does). */
+/**
+ * Who holds member keys that depend on the old issuing CA (`finish` refuses while anyone does).
+ * Server certificates (`server-cert`, the portal's own listeners') are not counted and never
+ * revoked here: a server sends the old CA in its chain, which leads to the root every
+ * truststore keeps, so it keeps working after the finish; it is renewed on its own schedule
+ * (docs/operations.md).
+ */
 export interface KeysOnOldCa {
-  /** Unexpired, unrevoked keys of the old CA whose holder has no newer one of that purpose. */
+  /** Unexpired, unrevoked member keys of the old CA whose holder has no newer one of that kind. */
   readonly pending: readonly KeyOnOlderCa[];
-  /** Of those, the members' (not `server`) holders, each once. */
+  /** Of those, the holders, each once. */
   readonly members: readonly string[];
   /** Old keys whose holder has since renewed them: `finish` revokes these as superseded. */
   readonly renewed: readonly KeyOnOlderCa[];
@@ -198,9 +204,7 @@ export class CaRolloverService {
     const pending = keys.filter((key) => !key.renewed);
     return {
       pending,
-      members: [
-        ...new Set(pending.filter((key) => key.purpose !== 'server').map((key) => key.callsign)),
-      ],
+      members: [...new Set(pending.map((key) => key.callsign))],
       renewed: keys.filter((key) => key.renewed),
     };
   }
@@ -318,9 +322,7 @@ export class CaRolloverService {
     if (last === undefined || last.finishedAt !== null) return undefined;
     const keys = await this.keysOnOldCa();
     const lower = callsign.toLowerCase();
-    const theirs = keys.pending.some(
-      (key) => key.purpose !== 'server' && key.callsign.toLowerCase() === lower,
-    );
+    const theirs = keys.pending.some((key) => key.callsign.toLowerCase() === lower);
     return theirs ? { renewBy: new Date(last.renewBy), generation: last.generation } : undefined;
   }
 
