@@ -69,7 +69,7 @@ describe('a CA rollover on the admin home', () => {
       'fi',
       {
         rollover: 'Varmentajan vaihto',
-        overlap: /Vaihto käynnissä .* alkaen: uudet avaimet myöntää myöntävä varmentaja 2/,
+        overlap: /Vaihto käynnissä .* alkaen: uudet avaimet myöntää nyt varmentaja 2/,
         members: '1 jäsenellä on yhä vanhan varmentajan avain.',
         banner: /^Hae uusi avain .*2027 mennessä$/,
       },
