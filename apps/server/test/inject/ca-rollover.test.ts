@@ -17,6 +17,7 @@ import { runOpenssl, selfSignedCertificate } from '../../src/ca/openssl-cli.test
 import { testEngines, type ScratchDatabase } from '../../src/db/test-engines.testing.js';
 import { listRecentAuditEvents } from '../../src/modules/audit/recent-events.testing.js';
 import { findCertificateBySerial } from '../../src/modules/certificates/repository.js';
+import { caRollover, RolloverUsageError } from '../../src/cli/ca-rollover.js';
 import { RolloverRefusedError } from '../../src/modules/certificates/rollover.js';
 import { ISSUERS_MAX_AGE_MS } from '../../src/modules/certificates/service.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
@@ -194,6 +195,16 @@ describe.each(testEngines())('CA rollover on $name', (engine) => {
     const trust = await a.portal.services.takEnrollment.caCertificates();
     const names = trust.map((der) => new X509Certificate(der).subject);
     expect(names.filter((subject) => subject.includes('Issuing CA'))).toHaveLength(2);
+  });
+
+  it('ca rollover status says where it stands and what next; a wrong step is a usage error', async () => {
+    expect(await caRollover(b.portal, ['status'])).toMatch(
+      /^Issuing CA 2; rollover: overlap \(begun .*, renew by \d{4}-\d{2}-\d{2}\); 4 member\(s\) and 5 key\(s\) still on issuing CA 1\. Next: renew\.\n$/,
+    );
+    await expect(caRollover(b.portal, ['sideways'])).rejects.toThrow(RolloverUsageError);
+    await expect(caRollover(b.portal, ['begin', '--renew-by', 'soon'])).rejects.toThrow(
+      /--renew-by takes a date as YYYY-MM-DD, not "soon"/,
+    );
   });
 
   it('the banner and the counts know who is on the old CA', async () => {
