@@ -80,10 +80,16 @@ export function scrapeProbes(portal: Portal): ScrapeProbes {
   return {
     enrollmentsByState: () => countEnrollmentsByState(database.db),
     currentCrl: () => certificates.currentCrl(),
-    caCertificates: [
-      { ca: 'root', notAfter: new Date(new X509Certificate(ca.rootCertificatePem).validTo) },
-      { ca: 'issuing', notAfter: new Date(new X509Certificate(ca.issuingCertificatePem).validTo) },
-    ],
+    // A getter: the issuing CA is the current one at each scrape (a rollover changes it).
+    get caCertificates() {
+      return [
+        { ca: 'root', notAfter: new Date(new X509Certificate(ca.rootCertificatePem).validTo) },
+        {
+          ca: 'issuing',
+          notAfter: new Date(new X509Certificate(ca.issuingCertificatePem).validTo),
+        },
+      ] as const;
+    },
     ...(database.poolUsage === undefined ? {} : { pool: database.poolUsage }),
     ...(keyPool === undefined ? {} : { keyPool: () => keyPool.available }),
     revocationFetches: async () => {

@@ -20,7 +20,9 @@ import { findCertificateBySerial } from '../../src/modules/certificates/reposito
 import { caRollover, RolloverUsageError } from '../../src/cli/ca-rollover.js';
 import { RolloverRefusedError } from '../../src/modules/certificates/rollover.js';
 import { ISSUERS_MAX_AGE_MS } from '../../src/modules/certificates/service.js';
+import { scrapeProbes } from '../../src/server.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
+import { Scrape } from '../support/prometheus-text.js';
 import type { MemberKey } from '../support/member-fixtures.js';
 import { databaseEnvOf } from '../support/portal-on-engine.js';
 import { snapshotTables } from '../support/table-snapshot.js';
@@ -101,6 +103,8 @@ describe.each(testEngines())('CA rollover on $name', (engine) => {
     // as a mounted secret would be), the same database.
     b = engine.name === 'sqlite' ? a : await openInjectPortal({ env });
     if (b !== a) cleanups.push(() => b.destroy());
+    // As the service does at its start: before any rollover.
+    b.portal.metrics.watch(scrapeProbes(b.portal));
     boss = await a.addMember('Boss1', { roles: ['admin'] });
     for (const callsign of ['Alder1', 'Birch2', 'Cedar3'])
       old[callsign] = await a.addMember(callsign);
@@ -176,6 +180,16 @@ describe.each(testEngines())('CA rollover on $name', (engine) => {
       actor: 'cli',
       outcome: 'success',
     });
+  });
+
+  it('the CA expiry metric follows the issuing CA new keys come from', async () => {
+    const scrape = await Scrape.parse(await b.portal.metrics.text());
+    const expiry = scrape.value('callsign_portal_ca_certificate_expiry_timestamp_seconds', {
+      ca: 'issuing',
+    });
+    const issuing2 = new X509Certificate(b.portal.ca.issuingCertificatePem);
+    expect(issuing2.subject).toContain('Issuing CA 2');
+    expect(expiry).toBe(new Date(issuing2.validTo).getTime() / 1000);
   });
 
   it('begin again while one is under way is refused with what to do, nothing written', async () => {
