@@ -1,18 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { firstAdmin } from './support/api.js';
 import { DESKTOP, keepScreenshot, PHONE } from './support/browser.js';
 import { checkPage } from './support/checks.js';
-import {
-  allowCertificateSelection,
-  browserWithKey,
-  openKeyedPage,
-  type KeyedBrowser,
-} from './support/nss.js';
+import { firstAdminBrowser, type FirstAdminBrowser } from './support/first-admin-browser.js';
+import { openKeyedPage } from './support/nss.js';
 import { startService, type Service } from './support/service.js';
 
 // The CA rollover as an admin sees it (product.md §16): after `ca rollover begin` (the built CLI
@@ -24,17 +17,11 @@ import { startService, type Service } from './support/service.js';
 const run = promisify(execFile);
 const ADMIN = 'Chief1';
 let service: Service;
-let keyed: KeyedBrowser;
-let undoPolicy: () => Promise<void>;
-let workDir: string;
+let admin: FirstAdminBrowser;
 
 beforeAll(async () => {
   service = await startService();
-  workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-rollover-e2e-'));
-  const adminKey = { pfxFile: path.join(workDir, `${ADMIN}.pfx`), password: ADMIN };
-  await writeFile(adminKey.pfxFile, (await firstAdmin(service, ADMIN)).pfx);
-  undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
-  keyed = await browserWithKey(service.rootCaFile, adminKey);
+  admin = await firstAdminBrowser(service, ADMIN);
   const cli = path.join(import.meta.dirname, '..', 'apps', 'server', 'dist', 'cli.js');
   const begun = await run('node', [cli, 'ca', 'rollover', 'begin', '--renew-by', '2027-01-15'], {
     env: {
@@ -48,10 +35,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await keyed.close();
-  await undoPolicy();
+  await admin.close();
   await service.stop();
-  await rm(workDir, { recursive: true, force: true });
 });
 
 describe('a CA rollover on the admin home', () => {
@@ -81,7 +66,7 @@ describe('a CA rollover on the admin home', () => {
     ] as const) {
       it(`in ${language} on a ${deviceName}: the state, the count, what next, and the banner`, async () => {
         const { page, context } = await openKeyedPage(
-          keyed,
+          admin.keyed,
           `${service.mtlsOrigin}/app/admin`,
           device,
           language,
