@@ -1,10 +1,7 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { firstAdmin } from './support/api.js';
 import { keepScreenshot } from './support/browser.js';
-import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
+import { firstAdminBrowser, type FirstAdminBrowser } from './support/first-admin-browser.js';
+import type { KeyedBrowser } from './support/nss.js';
 import { startService, type Service } from './support/service.js';
 
 // The real thing, once: the member's .pfx imported into Chromium's own certificate store (NSS,
@@ -12,23 +9,17 @@ import { startService, type Service } from './support/service.js';
 // policy — no TLS done by the test tool. Needs root for the managed policy (as CI runs).
 
 let service: Service;
+let admin: FirstAdminBrowser;
 let keyed: KeyedBrowser;
-let undoPolicy: () => Promise<void>;
-let workDir: string;
 
 beforeAll(async () => {
   service = await startService();
-  workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-real-key-'));
-  const pfxFile = path.join(workDir, 'Eagle9.pfx');
-  await writeFile(pfxFile, (await firstAdmin(service, 'Eagle9')).pfx);
-  undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
-  keyed = await browserWithKey(service.rootCaFile, { pfxFile, password: 'Eagle9' });
+  admin = await firstAdminBrowser(service, 'Eagle9');
+  keyed = admin.keyed;
 });
 
 afterAll(async () => {
-  await keyed.close();
-  await undoPolicy();
-  await rm(workDir, { recursive: true, force: true });
+  await admin.close();
   await service.stop();
 });
 

@@ -29,6 +29,7 @@ import { registerIdmConsoleRoutes } from './modules/idm-console/routes.js';
 import { Authenticator, registerAccessControl } from './modules/auth/access.js';
 import { registerAuthRoutes } from './modules/auth/routes.js';
 import { registerCaRoutes } from './modules/certificates/routes.js';
+import { ISSUERS_MAX_AGE_MS } from './modules/certificates/service.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
 import { registerEnrollmentRoutes } from './modules/enrollment/routes.js';
 import { enrollmentKeyPolicy, enrollmentTokenPolicy } from './modules/enrollment/token-policy.js';
@@ -63,6 +64,19 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
   });
 }
 
+/** The issuing CAs trusted now (both during a rollover), parsed again only when they change. */
+function trustedIssuingCas(portal: Portal): () => readonly X509Certificate[] {
+  let seen = '';
+  let parsed: X509Certificate[] = [];
+  return () => {
+    if (portal.ca.trustPem !== seen) {
+      seen = portal.ca.trustPem;
+      parsed = portal.ca.trustedIssuingCertificatesPem().map((pem) => new X509Certificate(pem));
+    }
+    return parsed;
+  };
+}
+
 /** How requests are told apart: by the TLS listener's SNI, or by the proxy's Host and headers. */
 function requestFaces(portal: Portal): RequestFaces {
   const { config, certificates } = portal;
@@ -71,7 +85,7 @@ function requestFaces(portal: Portal): RequestFaces {
     mtlsHost: config.mtlsHost,
     trustedProxies: config.trustedProxies,
     proxySecret: config.proxySecret,
-    issuingCa: new X509Certificate(portal.ca.issuingCertificatePem),
+    issuingCa: trustedIssuingCas(portal),
     lookup: certificates.lookup,
   });
 }
@@ -117,6 +131,13 @@ export async function buildApp(
   registerCrossSiteGuard(app, [config.publicOrigin, config.mtlsOrigin]);
   registerRequestLogging(app);
   registerRequestMetrics(app, portal.metrics);
+  // A CA rollover begun or finished by the CLI or another instance is seen by the next request
+  // after a few seconds at most: the trust bundle, packages, the CA card, the mTLS face's CAs.
+  // A database that cannot be read is for the routes to report (the health check's 503); the CA
+  // keeps the state it read last, and a mint, which reads it again itself, fails on its own.
+  app.addHook('onRequest', async () => {
+    await portal.certificates.refreshIssuers(ISSUERS_MAX_AGE_MS).catch(() => undefined);
+  });
   // The OpenAPI document is generated from the same zod schemas the routes validate with.
   await app.register(swagger, {
     openapi: {

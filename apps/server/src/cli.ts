@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { callsignSchema } from '@callsign/contract';
 import { BackupError, createBackup, restoreBackup } from './cli/backup.js';
 import { adoptCa } from './cli/ca-adopt.js';
+import { caRollover, RolloverRefusedError, RolloverUsageError } from './cli/ca-rollover.js';
 import { CaAdoptionError } from './ca/adopt.js';
 import { buildCrlBundle, CrlBundleError } from './ca/crl-bundle.js';
 import { ConfigError, loadConfigFromProcess, type Config } from './config.js';
@@ -65,6 +66,13 @@ Commands:
                            issuers up to the root), --passphrase-file FILE (of the key),
                            --issue-directly (a root signs members itself instead of an issuing
                            CA the portal makes under it).
+  ca rollover begin        Make the next issuing CA under the same root: new keys come from it,
+                           both are trusted until finish (docs/operations.md). Option:
+                           --renew-by YYYY-MM-DD (the members' banner; default 30 days).
+  ca rollover finish       Retire the old issuing CA once no live key depends on it (those
+                           renewed are revoked as superseded). Option: --force (revoke the
+                           rest too).
+  ca rollover status       Where the rollover stands and what to do next.
   migrate                  Run the database migrations.
   backup FILE              Write the database and the CA material (keys included) into one
                            archive, consistent while the service runs.
@@ -235,7 +243,16 @@ function describeDifference(diff: Difference): string {
 const dataCommands: Record<string, (config: Config, args: string[]) => Promise<void>> = {
   async ca(config, args) {
     const [sub, ...rest] = args;
-    if (sub !== 'adopt') throw new UsageError('ca takes a subcommand: adopt');
+    if (sub === 'rollover') {
+      const portal = await openPortal(config, { migrate: true });
+      try {
+        process.stdout.write(await caRollover(portal, rest));
+      } finally {
+        await portal.close();
+      }
+      return;
+    }
+    if (sub !== 'adopt') throw new UsageError('ca takes a subcommand: adopt or rollover');
     const adoption = await adoptCa(config, rest);
     process.stdout.write(
       `Adopted ${adoption.adopted.subject} (valid until ${adoption.adopted.notAfter.toISOString()}) ` +
@@ -482,6 +499,16 @@ main(process.argv.slice(2)).then(
     if (error instanceof CaAdoptionError) {
       process.stderr.write(`ca adopt: ${error.message}; nothing written\n`);
       process.exitCode = 1;
+      return;
+    }
+    if (error instanceof RolloverRefusedError) {
+      process.stderr.write(`ca rollover: ${error.message}; nothing written\n`);
+      process.exitCode = 1;
+      return;
+    }
+    if (error instanceof RolloverUsageError) {
+      process.stderr.write(`ca rollover: ${error.message}\n`);
+      process.exitCode = 2;
       return;
     }
     if (error instanceof CrlBundleError) {

@@ -16,6 +16,7 @@ import { TokenService } from './modules/auth/token-service.js';
 import { defaultConcurrentMints, MintingSlots } from './modules/certificates/minting-limits.js';
 import { TakPresence } from './modules/certificates/presence.js';
 import { CertificateService } from './modules/certificates/service.js';
+import { CaRolloverService } from './modules/certificates/rollover.js';
 import { AuditService } from './modules/audit/service.js';
 import { BulkService } from './modules/bulk/service.js';
 import { KeyLifecycle } from './modules/certificates/key-lifecycle.js';
@@ -107,6 +108,7 @@ function buildServices(
     metrics: PortalMetrics;
     directory: DirectoryChanges;
     packing: Pkcs12Packing;
+    ca: CertificateAuthority;
   },
   now: () => Date,
 ): PortalServices {
@@ -122,10 +124,18 @@ function buildServices(
     tokens,
   );
   const takEnrollmentFaceTrust = new EnrollmentFaceTrustService(config, now);
+  const caRollover = new CaRolloverService(
+    db,
+    parts.ca,
+    certificates,
+    { dir: config.caDir, passphrase: config.caPassphrase },
+    now,
+  );
   return {
     tokens,
     members: parts.members,
     certificates,
+    caRollover,
     presence: parts.presence,
     failureBudget: new DatabaseFailureBudget(db, {
       failures: config.rateLimitFailures,
@@ -161,7 +171,9 @@ function buildServices(
     bulk: new BulkService(db, now, config.reservedCallsigns),
     presets,
     keys: new KeyService(certificates),
-    keyLifecycle: new KeyLifecycle(db, now, parts.metrics),
+    keyLifecycle: new KeyLifecycle(db, now, parts.metrics, (callsign) =>
+      caRollover.renewalNotice(callsign),
+    ),
     renewalCodes: new RenewalCodes(db, certificates, now),
     instructions: new InstructionsService(takPackages),
     audit: new AuditService(db, now),
@@ -254,6 +266,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
       certificates,
       metrics,
       presence,
+      ca,
       directory: ldap ? relay : NO_DIRECTORY,
       packing,
     },
@@ -268,7 +281,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
         layout: { baseDn: ldap.baseDn, groupPrefix: ldap.groupPrefix },
         // ldaps:// to a server whose certificate the portal's CA issued (`server-cert`), or
         // a public one.
-        trustedCaPem: [...rootCertificates, ca.chainPem],
+        trustedCaPem: [...rootCertificates, ca.trustPem],
       }),
       readState: () => services.groups.directoryState(),
       now,

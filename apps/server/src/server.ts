@@ -39,6 +39,16 @@ function connectionLimitsOf(portal: Portal, listener: PortalListenerName): Conne
   };
 }
 
+/** `[ca.trustPem]`, the same array until the CA's trust changes (a rollover begun or finished). */
+function memoizedTrust(portal: Portal): () => string[] {
+  let last = [portal.ca.trustPem];
+  return () => {
+    const pem = portal.ca.trustPem;
+    if (pem !== last[0]) last = [pem];
+    return last;
+  };
+}
+
 /** One TLS listener for both faces, with the configured or the portal-issued certificate. */
 async function builtinTlsListener(portal: Portal, app: FastifyInstance): Promise<PortalListener> {
   const { config } = portal;
@@ -53,7 +63,8 @@ async function builtinTlsListener(portal: Portal, app: FastifyInstance): Promise
   );
   return createDualFaceServer({
     credentials,
-    clientCaPem: [portal.ca.chainPem],
+    // Both issuing CAs during a rollover (the same array while nothing changes: no new context).
+    clientCaPem: memoizedTrust(portal),
     mtlsHost: config.mtlsHost,
     httpsOrigin: config.publicOrigin,
     connectionLimits: connectionLimitsOf(portal, 'portal'),
@@ -72,10 +83,16 @@ export function scrapeProbes(portal: Portal): ScrapeProbes {
   return {
     enrollmentsByState: () => countEnrollmentsByState(database.db),
     currentCrl: () => certificates.currentCrl(),
-    caCertificates: [
-      { ca: 'root', notAfter: new Date(new X509Certificate(ca.rootCertificatePem).validTo) },
-      { ca: 'issuing', notAfter: new Date(new X509Certificate(ca.issuingCertificatePem).validTo) },
-    ],
+    // A getter: the issuing CA is the current one at each scrape (a rollover changes it).
+    get caCertificates() {
+      return [
+        { ca: 'root', notAfter: new Date(new X509Certificate(ca.rootCertificatePem).validTo) },
+        {
+          ca: 'issuing',
+          notAfter: new Date(new X509Certificate(ca.issuingCertificatePem).validTo),
+        },
+      ] as const;
+    },
     ...(database.poolUsage === undefined ? {} : { pool: database.poolUsage }),
     ...(keyPool === undefined ? {} : { keyPool: () => keyPool.available }),
     ocspSignatures: () => ca.ocspSignatures,

@@ -22,7 +22,7 @@ export const AUDIT_ACTION_GROUPS = {
   'renewal-code': ['renewal-code.create'],
   tak: ['tak.packages', 'tak.enrollment-token', 'tak.enroll'],
   certificate: ['certificate.server'],
-  ca: ['ca.adopt'],
+  ca: ['ca.adopt', 'ca.rollover-begin', 'ca.rollover-finish'],
   'admin-code': ['admin-code.create'],
   audit: ['audit.export'],
   backup: ['backup.create', 'backup.restore'],

@@ -77,6 +77,19 @@ export const caPaths = {
   issuingCaDer: '/ca/issuing-ca.der',
 } as const;
 
+/**
+ * The CRL (DER) of the issuing CA a rollover made, generation `generation` ≥ 2: the CRL
+ * distribution point of its keys (the first issuing CA's keys carry `caPaths.crlDer`).
+ */
+export function crlDerPathOf(generation: number): string {
+  return `/ca/crl/${generation}.der`;
+}
+
+/** The certificate (DER) of issuing CA `generation` ≥ 2: the caIssuers URL of its keys. */
+export function issuingCaDerPathOf(generation: number): string {
+  return `/ca/issuing-ca/${generation}.der`;
+}
+
 /** The web app's login page with a code filled in: the link of an admin code or an invite. */
 export function loginLink(publicOrigin: string, code: string): string {
   return `${publicOrigin}/login?code=${encodeURIComponent(code)}`;

@@ -31,6 +31,7 @@ import {
   type LeafProfile,
   type PublicationUrls,
 } from './templates.js';
+import { readOcspRequest } from './ocsp-request.js';
 
 // This module passes its WebCrypto explicitly; the default serves other users of @peculiar/x509.
 x509.cryptoProvider.set(webcrypto);
@@ -45,6 +46,8 @@ export interface SignedCertificate {
   readonly certificatePem: string;
   /** Issuing CA, then each CA above it up to the self-signed root (`CertificateAuthority.chainPem`). */
   readonly chainPem: string[];
+  /** Which issuing CA signed it: 1 the CA directory's, n ≥ 2 a rollover's (`useIssuers`). */
+  readonly caGeneration: number;
 }
 
 /** A certificate with the key pair made for it here. */
@@ -73,31 +76,127 @@ export interface CertificateAuthorityOptions {
 
 const DAY_MS = 86_400_000;
 
-export class CertificateAuthority {
-  private readonly ocsp: OcspResponder;
-  private ocspSigner: Promise<CaSigner> | undefined;
+/** An issuing CA made by a rollover (`ca rollover begin`), as the database keeps it. */
+export interface RolloverIssuer {
+  /** 2 for the first rollover's, and so on; the CA directory's own issuing CA is 1. */
+  readonly generation: number;
+  readonly certificatePem: string;
+  /** PKCS#8 PEM, encrypted with the CA passphrase when one is set. */
+  readonly keyPem: string;
+}
 
+/** One issuing CA this authority signs with or answers for. */
+interface Issuer {
+  readonly generation: number;
+  readonly signer: CaSigner;
+  readonly urls: PublicationUrls;
+  readonly ocsp: OcspResponder;
   /** Issuing CA, then each CA above it, the self-signed root last; each once. */
-  private readonly chain: x509.X509Certificate[];
+  readonly chain: x509.X509Certificate[];
+  ocspSigner: Promise<CaSigner> | undefined;
+}
+
+export class CertificateAuthority {
+  /** Every issuing CA, oldest first; the last signs new keys. */
+  private issuers: Issuer[];
+  /** Whether the issuing CA before the last is still trusted (a rollover under way). */
+  private overlap = false;
+  /** `trustPem`, made again whenever the issuing CAs change (the same string until then). */
+  private trust = '';
 
   private constructor(
     private readonly root: x509.X509Certificate,
     /** The CAs above `root` when it is an adopted intermediate (ca-chain.pem), root last. */
-    above: x509.X509Certificate[],
-    private readonly issuing: CaSigner,
-    private readonly urls: PublicationUrls,
+    private readonly above: x509.X509Certificate[],
+    issuing: CaSigner,
+    private readonly baseUrl: URL,
     private readonly now: () => Date,
     private readonly files: { dir: string; passphrase: string | undefined },
     private readonly leafBackdateMs: number,
   ) {
-    this.chain = [issuing.certificate, root, ...above].filter(
-      (certificate, i, all) => i === 0 || !certificate.equal(all[i - 1] as x509.X509Certificate),
-    );
-    this.ocsp = new OcspResponder({
-      issuer: issuing,
-      signer: () => this.currentOcspSigner(),
-      now,
-    });
+    this.issuers = [this.issuerOf(1, issuing)];
+    this.trust = this.makeTrustPem();
+  }
+
+  private issuerOf(generation: number, signer: CaSigner): Issuer {
+    const issuer: Issuer = {
+      generation,
+      signer,
+      urls: publicationUrls(this.baseUrl, generation),
+      chain: [signer.certificate, this.root, ...this.above].filter(
+        (certificate, i, all) => i === 0 || !certificate.equal(all[i - 1] as x509.X509Certificate),
+      ),
+      ocspSigner: undefined,
+      ocsp: new OcspResponder({
+        issuer: signer,
+        signer: () => this.ocspSignerOf(issuer),
+        now: this.now,
+      }),
+    };
+    return issuer;
+  }
+
+  private get current(): Issuer {
+    return this.issuers.at(-1) as Issuer;
+  }
+
+  /**
+   * Takes on the issuing CAs rollovers made (`ca rollover begin`, kept in the database, oldest
+   * first): the newest signs new keys from now on; while `overlap`, the one before it is trusted
+   * still (in `trustPem`). Every one, retired or not, still signs its CRL and answers OCSP for
+   * its keys. Each must be signed by the root; nothing changes when one is not (CaDirectoryError).
+   */
+  async useIssuers(rollovers: readonly RolloverIssuer[], overlap: boolean): Promise<void> {
+    const known = new Map(this.issuers.map((issuer) => [issuer.generation, issuer]));
+    const next: Issuer[] = [this.issuers[0] as Issuer];
+    for (const rollover of [...rollovers].sort((a, b) => a.generation - b.generation)) {
+      const existing = known.get(rollover.generation);
+      if (existing !== undefined) {
+        next.push(existing);
+        continue;
+      }
+      const signer = await FileKeySigner.fromPem({
+        certificatePem: rollover.certificatePem,
+        privateKeyPem: rollover.keyPem,
+        passphrase: this.files.passphrase,
+        label: `the database's issuing CA ${rollover.generation}`,
+      });
+      if (!(await signedBy(signer.certificate, this.root))) {
+        throw new CaDirectoryError(
+          `issuing CA ${rollover.generation} in the database is not signed by ` +
+            caFilePath(this.files.dir, 'rootCertificate'),
+        );
+      }
+      next.push(this.issuerOf(rollover.generation, signer));
+    }
+    const wasOverlap = this.overlap;
+    this.issuers = next;
+    this.overlap = overlap && next.length > 1;
+    if (next.length !== known.size || wasOverlap !== this.overlap) this.trust = this.makeTrustPem();
+  }
+
+  /** Which issuing CA signs new keys: 1 the CA directory's, n ≥ 2 a rollover's. */
+  get generation(): number {
+    return this.current.generation;
+  }
+
+  /** Every issuing CA's generation, oldest first (retired ones too: their CRLs and OCSP). */
+  get generations(): number[] {
+    return this.issuers.map((issuer) => issuer.generation);
+  }
+
+  /** The issuing CAs relying parties trust now: the current one, and during a rollover the one before. */
+  get trustedGenerations(): number[] {
+    return this.issuers
+      .slice(this.overlap ? -2 : -1)
+      .map((issuer) => issuer.generation)
+      .reverse();
+  }
+
+  /** Issuing CA `generation`'s certificate (PEM); undefined for one this authority does not hold. */
+  issuingCertificatePemOf(generation: number): string | undefined {
+    const issuer = this.issuers.find((candidate) => candidate.generation === generation);
+    return issuer && encodePem('CERTIFICATE', issuer.signer.certificate.rawData);
   }
 
   /** Loads the CA from `dir`, creating a new two-tier CA there on first use. */
@@ -148,7 +247,7 @@ export class CertificateAuthority {
       root,
       above,
       issuing,
-      publicationUrls(baseUrl),
+      baseUrl,
       now,
       { dir, passphrase },
       leafBackdateMs,
@@ -159,18 +258,48 @@ export class CertificateAuthority {
     return encodePem('CERTIFICATE', this.root.rawData);
   }
 
+  /** The issuing CA that signs new keys (the newest, after a rollover began). */
   get issuingCertificatePem(): string {
-    return encodePem('CERTIFICATE', this.issuing.certificate.rawData);
+    return encodePem('CERTIFICATE', this.current.signer.certificate.rawData);
   }
 
   /** The self-signed root at the top of the chain (the adopted root's, for an adopted CA). */
   get topCertificatePem(): string {
-    return encodePem('CERTIFICATE', (this.chain.at(-1) ?? this.root).rawData);
+    return encodePem('CERTIFICATE', (this.current.chain.at(-1) ?? this.root).rawData);
   }
 
   /** Whether the certificate that signs members is the root (an adopted root that issues directly). */
   get issuesFromRoot(): boolean {
-    return this.chain.length === 1;
+    return this.current.chain.length === 1;
+  }
+
+  /**
+   * What a relying party trusts, served at `/ca/ca.pem` and put in every truststore: the current
+   * issuing CA, during a rollover the one before it too, then every CA above them up to the
+   * self-signed root, each once. Without a rollover, `chainPem`.
+   */
+  get trustPem(): string {
+    return this.trust;
+  }
+
+  /** The issuing CAs whose keys relying parties accept now, newest first (see `trustPem`). */
+  trustedIssuingCertificatesPem(): string[] {
+    return this.issuers
+      .slice(this.overlap ? -2 : -1)
+      .reverse()
+      .map((issuer) => encodePem('CERTIFICATE', issuer.signer.certificate.rawData));
+  }
+
+  private makeTrustPem(): string {
+    const trusted = this.issuers.slice(this.overlap ? -2 : -1).reverse();
+    const certificates = [
+      ...trusted.map((issuer) => issuer.signer.certificate),
+      ...this.current.chain.slice(1),
+    ];
+    return certificates
+      .filter((certificate, i) => !certificates.slice(0, i).some((seen) => seen.equal(certificate)))
+      .map((certificate) => encodePem('CERTIFICATE', certificate.rawData))
+      .join('');
   }
 
   /**
@@ -187,11 +316,11 @@ export class CertificateAuthority {
   }
 
   chainDer(): Buffer[] {
-    return this.chain.map((certificate) => Buffer.from(certificate.rawData));
+    return this.current.chain.map((certificate) => Buffer.from(certificate.rawData));
   }
 
-  private chainPemList(): string[] {
-    return this.chain.map((certificate) => encodePem('CERTIFICATE', certificate.rawData));
+  private chainPemList(issuer: Issuer = this.current): string[] {
+    return issuer.chain.map((certificate) => encodePem('CERTIFICATE', certificate.rawData));
   }
 
   /**
@@ -262,47 +391,74 @@ export class CertificateAuthority {
     });
   }
 
-  /** A CRL signed by the issuing CA, listing the given serials (any hex form). */
+  /**
+   * A CRL signed by issuing CA `generation` (default: the current one), listing the given serials
+   * (any hex form). RangeError for a generation this authority does not hold.
+   */
   async createCrl(options: {
     revoked: readonly RevokedCertificate[];
     crlNumber: bigint;
     thisUpdate?: Date;
     nextUpdate: Date;
+    generation?: number;
   }): Promise<EncodedCrl> {
-    return signCrl(this.issuing, { ...options, thisUpdate: options.thisUpdate ?? this.now() });
+    const { generation, ...params } = options;
+    const issuer = this.issuerNumbered(generation ?? this.generation);
+    return signCrl(issuer.signer, { ...params, thisUpdate: params.thisUpdate ?? this.now() });
   }
 
   /**
-   * Answers an OCSP request (DER) with a response (DER) signed by the delegated OCSP signer,
-   * cached until a status `lookup` gives changes (ocsp.ts).
+   * Answers an OCSP request (DER) with a response (DER) signed by the delegated OCSP signer of
+   * the issuing CA asked about, cached until a status `lookup` gives changes (ocsp.ts). The
+   * lookup is told which issuing CA was asked, so that a key of another one is not called good.
+   * A request about a CA this authority does not hold gets `unauthorized`.
    */
-  async respondOcsp(requestDer: Buffer, lookup: OcspLookup): Promise<Buffer> {
-    return this.ocsp.respond(requestDer, lookup);
+  async respondOcsp(
+    requestDer: Buffer,
+    lookup: (serial: string, generation: number) => ReturnType<OcspLookup>,
+  ): Promise<Buffer> {
+    const certIds = readOcspRequest(requestDer);
+    const issuer =
+      this.issuers.find((candidate) =>
+        certIds?.some((certId) => candidate.ocsp.answersFor(certId)),
+      ) ?? this.current;
+    return issuer.ocsp.respond(requestDer, (serial) => lookup(serial, issuer.generation));
   }
 
-  /** OCSP answers signed by this process so far (a cached answer costs none). */
+  /** OCSP answers signed by this process so far, for every issuing CA (a cached answer costs none). */
   get ocspSignatures(): number {
-    return this.ocsp.signedAnswers;
+    return this.issuers.reduce((sum, issuer) => sum + issuer.ocsp.signedAnswers, 0);
   }
 
   /**
-   * The delegated OCSP signer (ocsp-signer.ts), loaded or issued on the first OCSP request, and
-   * re-issued on the first request once it is due for renewal.
+   * The current issuing CA's delegated OCSP signer (ocsp-signer.ts), loaded or issued on the first
+   * OCSP request, and re-issued on the first request once it is due for renewal.
    */
   async currentOcspSigner(): Promise<CaSigner> {
-    const current = this.ocspSigner;
+    return this.ocspSignerOf(this.current);
+  }
+
+  private async ocspSignerOf(issuer: Issuer): Promise<CaSigner> {
+    const current = issuer.ocspSigner;
     if (current !== undefined) {
       const signer = await current.catch(() => undefined);
       if (signer !== undefined && isOcspSignerCurrent(signer, this.now())) return signer;
-      if (this.ocspSigner !== current) return this.currentOcspSigner();
+      if (issuer.ocspSigner !== current) return this.ocspSignerOf(issuer);
     }
     const next = loadOrIssueOcspSigner({
       ...this.files,
-      issuing: this.issuing,
+      issuing: issuer.signer,
       now: this.now(),
+      generation: issuer.generation,
     });
-    this.ocspSigner = next;
+    issuer.ocspSigner = next;
     return next;
+  }
+
+  private issuerNumbered(generation: number): Issuer {
+    const issuer = this.issuers.find((candidate) => candidate.generation === generation);
+    if (issuer === undefined) throw new RangeError(`no issuing CA ${generation}`);
+    return issuer;
   }
 
   /** A leaf with a key pair made here: the key is generated only once the request is sound. */
@@ -341,7 +497,8 @@ export class CertificateAuthority {
   ): Promise<SignedCertificate> {
     checkLeafRequest(commonName, validityDays);
     const now = this.now().getTime();
-    const issuer = this.issuing.certificate;
+    const signing = this.current;
+    const issuer = signing.signer.certificate;
     const notBefore = now - this.leafBackdateMs;
     // A server certificate's whole span counts against the phones' limit, the backdating too.
     const end =
@@ -357,17 +514,17 @@ export class CertificateAuthority {
         // A certificate cannot usefully outlive its issuer.
         notAfter: new Date(Math.min(end, issuer.notAfter.getTime())),
         publicKey: publicKeyDer,
-        signingKey: this.issuing.privateKey,
-        signingAlgorithm: this.issuing.signingAlgorithm,
+        signingKey: signing.signer.privateKey,
+        signingAlgorithm: signing.signer.signingAlgorithm,
         extensions: await leafExtensions(
           profile,
           publicKeyDer,
           issuer,
-          this.urls,
-          this.issuing.crypto,
+          signing.urls,
+          signing.signer.crypto,
         ),
       },
-      this.issuing.crypto,
+      signing.signer.crypto,
     );
     return {
       serial: normalizeSerial(certificate.serialNumber),
@@ -375,7 +532,8 @@ export class CertificateAuthority {
       notBefore: certificate.notBefore,
       notAfter: certificate.notAfter,
       certificatePem: encodePem('CERTIFICATE', certificate.rawData),
-      chainPem: this.chainPemList(),
+      chainPem: this.chainPemList(signing),
+      caGeneration: signing.generation,
     };
   }
 }

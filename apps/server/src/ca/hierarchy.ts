@@ -53,9 +53,15 @@ export async function createCaMaterial(options: {
   };
 }
 
-/** The portal's issuing CA's name: `O={organization}, CN=Callsign Portal Issuing CA`. */
-export function issuingCaName(organization: string): x509.JsonName {
-  return [{ O: [organization] }, { CN: ['Callsign Portal Issuing CA'] }];
+/**
+ * The portal's issuing CA's name: `O={organization}, CN=Callsign Portal Issuing CA`, and for a
+ * rollover's (generation n ≥ 2) `… Issuing CA {n}`: a name of its own, so that relying parties
+ * that find a CRL or an issuer by name never mix the two up during the overlap.
+ */
+export function issuingCaName(organization: string, generation = 1): x509.JsonName {
+  const cn =
+    generation === 1 ? 'Callsign Portal Issuing CA' : `Callsign Portal Issuing CA ${generation}`;
+  return [{ O: [organization] }, { CN: [cn] }];
 }
 
 /**
@@ -69,10 +75,12 @@ export async function createIssuingCa(options: {
   organization: string;
   now: Date;
   passphrase: string | undefined;
+  /** 1 (the default) for the first issuing CA, n ≥ 2 for a rollover's (its name, issuingCaName). */
+  generation?: number;
 }): Promise<{ certificatePem: string; keyPem: string }> {
   const keys = await createKeyPair('rsa-3072');
   const issuing = await signIssuingCa({
-    name: issuingCaName(options.organization),
+    name: issuingCaName(options.organization, options.generation),
     publicKeyDer: keys.publicKeyDer,
     parent: options.parent,
     parentKey: await importSigningKey(options.parentKey),

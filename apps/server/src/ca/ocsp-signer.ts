@@ -45,9 +45,12 @@ export async function loadOrIssueOcspSigner(options: {
   issuing: CaSigner;
   passphrase: string | undefined;
   now: Date;
+  /** Which issuing CA: 1 (the default) keeps OCSP_SIGNER_FILES, n ≥ 2 `ocsp-responder-{n}*.pem`. */
+  generation?: number;
 }): Promise<CaSigner> {
   const { dir, issuing, passphrase, now } = options;
-  const stored = await readStored(dir, passphrase);
+  const files = ocspSignerFiles(options.generation ?? 1);
+  const stored = await readStored(dir, files, passphrase);
   if (
     stored !== undefined &&
     isOcspSignerCurrent(stored, now) &&
@@ -56,12 +59,22 @@ export async function loadOrIssueOcspSigner(options: {
     return stored;
   }
   const { certificatePem, privateKey } = await issueOcspSignerCertificate(issuing, now);
-  await writeStored(dir, certificatePem, exportCaKey(privateKey, passphrase));
+  await writeStored(dir, files, certificatePem, exportCaKey(privateKey, passphrase));
   return FileKeySigner.fromPem({
     certificatePem,
     privateKeyPem: privateKeyToPkcs8Pem(privateKey),
-    label: path.join(dir, OCSP_SIGNER_FILES.key),
+    label: path.join(dir, files.key),
   });
+}
+
+type OcspSignerFiles = { readonly [K in keyof typeof OCSP_SIGNER_FILES]: string };
+
+function ocspSignerFiles(generation: number): OcspSignerFiles {
+  if (generation === 1) return OCSP_SIGNER_FILES;
+  return {
+    certificate: `ocsp-responder-${generation}.pem`,
+    key: `ocsp-responder-${generation}-key.pem`,
+  };
 }
 
 async function issueOcspSignerCertificate(issuing: CaSigner, now: Date) {
@@ -110,10 +123,10 @@ async function issuedBy(signer: CaSigner, issuing: CaSigner): Promise<boolean> {
   );
 }
 
-async function readStored(dir: string, passphrase: string | undefined) {
+async function readStored(dir: string, files: OcspSignerFiles, passphrase: string | undefined) {
   const [certificatePem, privateKeyPem] = await Promise.all([
-    readIfExists(path.join(dir, OCSP_SIGNER_FILES.certificate)),
-    readIfExists(path.join(dir, OCSP_SIGNER_FILES.key)),
+    readIfExists(path.join(dir, files.certificate)),
+    readIfExists(path.join(dir, files.key)),
   ]);
   if (certificatePem === undefined || privateKeyPem === undefined) return undefined;
   try {
@@ -121,7 +134,7 @@ async function readStored(dir: string, passphrase: string | undefined) {
       certificatePem,
       privateKeyPem,
       passphrase,
-      label: path.join(dir, OCSP_SIGNER_FILES.key),
+      label: path.join(dir, files.key),
     });
   } catch (error) {
     // Half of a pair another instance is replacing, or a pair of an earlier passphrase.
@@ -135,10 +148,15 @@ async function readStored(dir: string, passphrase: string | undefined) {
  * the new pair, or a new key with the old certificate, which `FileKeySigner` refuses and a new
  * signer replaces.
  */
-async function writeStored(dir: string, certificatePem: string, keyPem: string): Promise<void> {
+async function writeStored(
+  dir: string,
+  files: OcspSignerFiles,
+  certificatePem: string,
+  keyPem: string,
+): Promise<void> {
   try {
-    await replaceFile(path.join(dir, OCSP_SIGNER_FILES.key), keyPem, 0o600);
-    await replaceFile(path.join(dir, OCSP_SIGNER_FILES.certificate), certificatePem, 0o644);
+    await replaceFile(path.join(dir, files.key), keyPem, 0o600);
+    await replaceFile(path.join(dir, files.certificate), certificatePem, 0o644);
   } catch (error) {
     if (!isReadOnly(error)) throw error;
   }

@@ -87,6 +87,11 @@ export class OcspResponder {
     return this.signed;
   }
 
+  /** Whether `certId` asks about a certificate of this responder's issuer. */
+  answersFor(certId: RequestedCertId): boolean {
+    return this.issuer.matches(certId);
+  }
+
   async respond(requestDer: Buffer, lookup: OcspLookup): Promise<Buffer> {
     const certIds = readOcspRequest(requestDer);
     if (certIds === undefined || certIds.length === 0 || certIds.length > MAX_REQUESTS) {

@@ -1,6 +1,6 @@
 import type { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { caPaths } from '@callsign/contract';
+import { caPaths, crlDerPathOf, issuingCaDerPathOf } from '@callsign/contract';
 import type { PublicKeyType } from './key-pair.js';
 
 /** Devices with a slightly slow clock still accept a CA certificate made a moment ago. */
@@ -37,12 +37,17 @@ export interface PublicationUrls {
   readonly caIssuers: string;
 }
 
-export function publicationUrls(publicBaseUrl: URL): PublicationUrls {
+/**
+ * The URLs written into the keys of issuing CA `generation`: the first's (the CA directory's)
+ * under `/ca/crl.der` and `/ca/issuing-ca.der`, each later one's (a rollover's) under its own
+ * generation, so that every key names the CRL of the CA that signed it. OCSP is one URL for all.
+ */
+export function publicationUrls(publicBaseUrl: URL, generation = 1): PublicationUrls {
   const base = publicBaseUrl.href.replace(/\/+$/, '');
   return {
-    crl: `${base}${caPaths.crlDer}`,
+    crl: `${base}${generation === 1 ? caPaths.crlDer : crlDerPathOf(generation)}`,
     ocsp: `${base}${caPaths.ocsp}`,
-    caIssuers: `${base}${caPaths.issuingCaDer}`,
+    caIssuers: `${base}${generation === 1 ? caPaths.issuingCaDer : issuingCaDerPathOf(generation)}`,
   };
 }
 

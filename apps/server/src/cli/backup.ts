@@ -40,6 +40,7 @@ export const BACKUP_TABLES: readonly (keyof Database)[] = [
   'enrollments',
   'login_codes',
   'issued_certificates',
+  'ca_issuers',
   'used_tokens',
   'audit_events',
   'failure_windows',

@@ -13,6 +13,7 @@ import type { ScratchDatabase } from './test-engines.testing.js';
 
 const EXPECTED_TABLES = [
   'audit_events',
+  'ca_issuers',
   'enrollments',
   'failure_windows',
   'groups',
@@ -442,11 +443,35 @@ describe.each(testEngines())('migrations on $name', (engine) => {
     expect(columnsOf('tak_enrollment_tokens')).toContain('created_by');
   });
 
+  it('record which issuing CA signed each key (0013): 1 for the keys before it, and drop it', async () => {
+    scratch = await engine.createScratchDatabase();
+    const handle = scratch.open();
+    await migrateToLatest(handle, migrationsThrough('0012-groups'));
+    await sql`insert into issued_certificates
+      (serial, callsign, purpose, not_before, not_after, issued_at)
+      values ('0a01', 'Alpha', 'browser', 1, 2, 1)`.execute(handle.db);
+    expect(await migrateToLatest(handle, migrationsThrough('0013-ca-rollover'))).toEqual([
+      '0013-ca-rollover',
+    ]);
+    const generations = await sql<{ ca_generation: number }>`
+      select ca_generation from issued_certificates`.execute(handle.db);
+    expect(generations.rows.map((row) => row.ca_generation)).toEqual([1]);
+    expect(await tableNames(handle.db)).toContain('ca_issuers');
+
+    await MIGRATIONS['0013-ca-rollover']?.down?.(handle.db);
+    expect(await tableNames(handle.db)).not.toContain('ca_issuers');
+    const columns = await handle.db.introspection.getTables();
+    expect(
+      columns.find((table) => table.name === 'issued_certificates')?.columns.map((c) => c.name),
+    ).not.toContain('ca_generation');
+  });
+
   it('index the newest member key per callsign for the members table (0014), and drop it', async () => {
     scratch = await engine.createScratchDatabase();
     const handle = scratch.open();
     await migrateToLatest(handle, migrationsThrough('0012-groups'));
     expect(await migrateToLatest(handle, migrationsThrough('0014-members-table'))).toEqual([
+      '0013-ca-rollover',
       '0014-members-table',
     ]);
     const indexes = async () =>

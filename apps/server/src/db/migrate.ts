@@ -13,6 +13,7 @@ import * as madeBy from './migrations/0009-made-by.js';
 import * as auditNoReplace from './migrations/0010-audit-no-replace.js';
 import * as takPresence from './migrations/0011-tak-presence.js';
 import * as groups from './migrations/0012-groups.js';
+import * as caRollover from './migrations/0013-ca-rollover.js';
 import * as membersTable from './migrations/0014-members-table.js';
 import type { Database } from './schema.js';
 import { advisoryLockKey } from './transaction.js';
@@ -32,6 +33,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0010-audit-no-replace': auditNoReplace,
   '0011-tak-presence': takPresence,
   '0012-groups': groups,
+  '0013-ca-rollover': caRollover,
   '0014-members-table': membersTable,
 };
 

@@ -121,6 +121,22 @@ export interface IssuedCertificatesTable {
   last_checked_from: Defaulted<string | null>;
   /** SHA-256 of the DER, as TAK Server writes it (ca/fingerprint.ts); null: issued before 0012. */
   sha256_fingerprint: ImmutableDefaulted<string | null>;
+  /** Which issuing CA signed it: 1 the CA directory's, n ≥ 2 `ca_issuers`' (0013). */
+  ca_generation: ImmutableDefaulted<number>;
+}
+
+/** An issuing CA made by `ca rollover begin` (generation ≥ 2; migration 0013). */
+export interface CaIssuersTable {
+  generation: Immutable<number>;
+  certificate_pem: Immutable<string>;
+  /** PKCS#8 PEM, encrypted with the CA passphrase when one is set. */
+  key_pem: Immutable<string>;
+  begun_at: Immutable<number>;
+  begun_by: Immutable<string>;
+  /** The date members on the CA before it are asked to renew by (the banner's). */
+  renew_by: Immutable<number>;
+  /** When `ca rollover finish` retired the CA before it; null during the overlap. */
+  finished_at: number | null;
 }
 
 /** What a relying party fetched last, per kind: one row each for `ocsp` and `crl`. */
@@ -210,6 +226,7 @@ export interface Database {
   invite_codes: InviteCodesTable;
   login_codes: LoginCodesTable;
   issued_certificates: IssuedCertificatesTable;
+  ca_issuers: CaIssuersTable;
   used_tokens: UsedTokensTable;
   audit_events: AuditEventsTable;
   failure_windows: FailureWindowsTable;

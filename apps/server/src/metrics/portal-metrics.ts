@@ -73,8 +73,11 @@ export interface ScrapeProbes {
   enrollmentsByState(): Promise<Partial<Record<EnrollmentState, number>>>;
   /** The CRL the portal serves now (signed on demand when due). */
   currentCrl(): Promise<CrlFacts>;
-  /** The CA certificates' expiry. */
-  caCertificates: readonly { ca: 'root' | 'issuing'; notAfter: Date }[];
+  /**
+   * The CA certificates' expiry, read at each scrape: after a CA rollover the issuing CA is the
+   * new one.
+   */
+  readonly caCertificates: readonly { ca: 'root' | 'issuing'; notAfter: Date }[];
   /**
    * PostgreSQL's connection pool; undefined on SQLite, whose one synchronous connection has no
    * pool to watch (a query holds it only while the event loop is busy with it, so a scrape,
@@ -273,13 +276,15 @@ export class PortalMetrics implements CertificateMetrics {
       },
     });
     this.watchCrl(probes);
-    const caExpiry = new Gauge({
+    new Gauge({
       name: `${PREFIX}ca_certificate_expiry_timestamp_seconds`,
       help: 'When each CA certificate expires (notAfter), in seconds since the epoch',
       labelNames: ['ca'] as const,
       registers,
+      collect() {
+        for (const { ca, notAfter } of probes.caCertificates) this.set({ ca }, seconds(notAfter));
+      },
     });
-    for (const { ca, notAfter } of probes.caCertificates) caExpiry.set({ ca }, seconds(notAfter));
     this.watchRevocationFetches(probes);
     const { keyPool, ocspSignatures } = probes;
     if (ocspSignatures !== undefined) {

@@ -8,6 +8,7 @@ import type { BulkService } from './bulk/service.js';
 import type { KeyLifecycle } from './certificates/key-lifecycle.js';
 import type { TakPresence } from './certificates/presence.js';
 import type { CertificateService } from './certificates/service.js';
+import type { CaRolloverService } from './certificates/rollover.js';
 import type { EnrollmentService } from './enrollment/service.js';
 import type { FirstuserService } from './firstuser/service.js';
 import type { DirectoryPublisher } from './groups/directory-publisher.js';
@@ -33,6 +34,8 @@ export interface PortalServices {
   tokens: TokenService;
   members: MemberLookup;
   certificates: CertificateService;
+  /** The issuing CA's rollover (product.md §16): begin, finish, where it stands. */
+  caRollover: CaRolloverService;
   /** OCSP requests and CRL fetches recorded as evidence of a TAK Server (product.md §13). */
   presence: TakPresence;
   /** Failed guesses per client address, in the database (every instance spends the same). */

@@ -17,8 +17,12 @@ export interface TlsCredentials {
 
 export interface DualFaceServerOptions {
   credentials: TlsCredentials;
-  /** Certificates the mTLS face asks clients to present a certificate from (issuing CA, root). */
-  clientCaPem: string[];
+  /**
+   * Certificates the mTLS face asks clients to present a certificate from (issuing CA, root), or
+   * a function giving them: asked at each mTLS connection, and the face's TLS context re-made
+   * when its answer changes (a CA rollover adds an issuing CA while the listener runs).
+   */
+  clientCaPem: string[] | (() => string[]);
   /** `mtls.{host}`: connections naming it are the mTLS face; every other name is public. */
   mtlsHost: string;
   handler: RequestListener;
@@ -55,11 +59,19 @@ export function createDualFaceServer(options: DualFaceServerOptions): DualFaceSe
   const helloLimits = options.helloLimits ?? DEFAULT_CLIENT_HELLO_LIMITS;
   const handshake = { ...secureDefaults, ...credentials, handshakeTimeout: helloTimeoutMs };
 
+  const clientCaNow = typeof clientCaPem === 'function' ? clientCaPem : () => clientCaPem;
+  let clientCa = clientCaNow();
+  const mtlsOptions = { ...handshake, requestCert: true, rejectUnauthorized: false };
   const publicServer = https.createServer(handshake, handler);
-  const mtlsServer = https.createServer(
-    { ...handshake, ca: clientCaPem, requestCert: true, rejectUnauthorized: false },
-    handler,
-  );
+  const mtlsServer = https.createServer({ ...mtlsOptions, ca: clientCa }, handler);
+  const mtlsServerNow = () => {
+    const current = clientCaNow();
+    if (current !== clientCa) {
+      clientCa = current;
+      mtlsServer.setSecureContext({ ...mtlsOptions, ca: current });
+    }
+    return mtlsServer;
+  };
   mtlsServer.on('secureConnection', (socket: TLSSocket) => {
     markMtlsSocket(socket);
   });
@@ -79,7 +91,7 @@ export function createDualFaceServer(options: DualFaceServerOptions): DualFaceSe
     innerServers: [publicServer, mtlsServer, plainServer],
     route: (words) => {
       if (words.kind === 'not-tls') return plainServer;
-      return words.serverName === mtlsHost ? mtlsServer : publicServer;
+      return words.serverName === mtlsHost ? mtlsServerNow() : publicServer;
     },
   });
 }

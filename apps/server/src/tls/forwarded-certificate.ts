@@ -88,8 +88,11 @@ export interface ForwardedCertificateOptions {
   isTrustedProxy: (address: string) => boolean;
   /** With PORTAL_PROXY_SECRET_FILE: whether the secret header is the proxy's (proxySecretCheck). */
   proxySecret?: ((header: string | string[] | undefined) => boolean) | undefined;
-  /** The portal's issuing CA: the only signer of member certificates. */
-  issuingCa: X509Certificate;
+  /**
+   * The portal's issuing CA, the only signer of member certificates; or a function giving the
+   * issuing CAs trusted now (both during a CA rollover).
+   */
+  issuingCa: X509Certificate | (() => readonly X509Certificate[]);
   lookup: CertificateLookup;
 }
 
@@ -120,8 +123,9 @@ export async function verifyForwardedCertificate(
   } catch {
     return { status: 'rejected', reason: 'the forwarded certificate is not a PEM certificate' };
   }
-  const { issuingCa } = options;
-  if (!certificate.checkIssued(issuingCa) || !certificate.verify(issuingCa.publicKey)) {
+  const issuingCas =
+    typeof options.issuingCa === 'function' ? options.issuingCa() : [options.issuingCa];
+  if (!issuingCas.some((ca) => certificate.checkIssued(ca) && certificate.verify(ca.publicKey))) {
     return { status: 'rejected', reason: 'not signed by the portal CA' };
   }
   if (new Date(certificate.validFrom).getTime() > now.getTime()) {

@@ -45,7 +45,7 @@ export interface ProxyFacesOptions {
   trustedProxies: readonly string[];
   /** PORTAL_PROXY_SECRET_FILE's secret, which the proxy sends beside the certificate. */
   proxySecret: string | undefined;
-  issuingCa: X509Certificate;
+  issuingCa: X509Certificate | (() => readonly X509Certificate[]);
   lookup: CertificateLookup;
 }
 

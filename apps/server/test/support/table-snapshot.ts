@@ -10,6 +10,7 @@ export const ALL_TABLES: readonly (keyof Database)[] = [
   'invite_codes',
   'login_codes',
   'issued_certificates',
+  'ca_issuers',
   'used_tokens',
   'audit_events',
 ];

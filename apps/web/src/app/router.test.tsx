@@ -15,6 +15,7 @@ listenWithMockApi();
 /** Signed in with the key of admin Chief1; the console address as the server is configured. */
 function signedInAdmin(
   idm: () => Response = () => HttpResponse.json({ idm_console_url: CONSOLE, configured: true }),
+  renewCaBy: string | null = null,
 ) {
   const identity = { type: 'mtls', userid: 'Chief1', payload: {} };
   server.use(
@@ -22,7 +23,9 @@ function signedInAdmin(
     http.get(apiPaths.checkAuthValidUser, () => HttpResponse.json(identity)),
     http.get(apiPaths.checkAuthAdmin, () => HttpResponse.json(identity)),
     http.get(apiPaths.idmConsole, idm),
-    http.get(apiPaths.myKeys, () => HttpResponse.json({ keys: [], last_seen_tak_at: null })),
+    http.get(apiPaths.myKeys, () =>
+      HttpResponse.json({ keys: [], last_seen_tak_at: null, renew_ca_by: renewCaBy }),
+    ),
     http.get(apiPaths.caExpiry, () => HttpResponse.json(caExpiry)),
     http.get(apiPaths.takReadiness, () =>
       HttpResponse.json({
@@ -91,6 +94,18 @@ let caExpiry = {
       self_signed: true,
     },
   ],
+  rollover: {
+    state: 'none' as 'none' | 'overlap',
+    generation: 1,
+    can_roll_over: true,
+    begun_at: null as string | null,
+    renew_by: null as string | null,
+    finished_at: null,
+    previous: null as { generation: number; subject: string; expires_at: string } | null,
+    members_on_previous: 0,
+    keys_on_previous: 0,
+    next: 'nothing' as 'nothing' | 'begin' | 'renew' | 'finish' | 'new-root',
+  },
 };
 
 /** The app's route table, signed in as the server answers. */
@@ -149,6 +164,50 @@ describe('the admin area in the route table', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent(
       'The Issuing CA expires in 201 days.',
     );
+  });
+
+  it('/app/admin shows a rollover under way: members still on the old CA, the date, what next', async () => {
+    caExpiry = {
+      ...caExpiry,
+      rollover: {
+        ...caExpiry.rollover,
+        state: 'overlap',
+        generation: 2,
+        begun_at: '2026-11-20T10:00:00.000Z',
+        renew_by: '2026-12-20T23:59:59.000Z',
+        previous: { generation: 1, subject: 'CN=Field Issuing CA', expires_at: inDays(400) },
+        members_on_previous: 3,
+        keys_on_previous: 4,
+        next: 'renew',
+      },
+    };
+    signedInAdmin(undefined, '2026-12-20T23:59:59.000Z');
+    renderArea('/app/admin');
+    const rollover = await screen.findByRole('region', { name: 'Rollover' });
+    expect(rollover).toHaveTextContent(
+      'Rollover under way since 20 Nov 2026: new keys come from issuing CA 2, and issuing CA 1 is still trusted',
+    );
+    expect(rollover).toHaveTextContent('3 members still hold a key of the old issuing CA.');
+    expect(rollover).toHaveTextContent('asked to renew by 20 Dec 2026');
+    expect(rollover).toHaveTextContent('Next: the members above renew their keys.');
+    // The admin's own key is on the old CA too: the banner with the date, to the key page.
+    const banner = await screen.findByRole('region', { name: /^Get a new key by / });
+    expect(within(banner).getByRole('link', { name: 'Get a new key' })).toHaveAttribute(
+      'href',
+      '/app/keys',
+    );
+  });
+
+  it('/app/admin without a rollover: the issuing CA in use and nothing to do, no banner', async () => {
+    caExpiry = {
+      ...caExpiry,
+      rollover: { ...caExpiry.rollover, state: 'none', generation: 1, next: 'nothing' },
+    };
+    signedInAdmin();
+    renderArea('/app/admin');
+    const rollover = await screen.findByRole('region', { name: 'Rollover' });
+    expect(rollover).toHaveTextContent('New keys come from issuing CA 1.Nothing to do now.');
+    expect(screen.queryByRole('region', { name: /^Get a new key by / })).not.toBeInTheDocument();
   });
 
   it('manageusers: five link cards and the console the server names, in a new tab', async () => {

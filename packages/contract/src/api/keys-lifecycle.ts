@@ -46,6 +46,11 @@ export const keyListResponseSchema = z.object({
   keys: z.array(keyEntrySchema),
   /** When a TAK Server last asked about any key of the member (OCSP); null: never. */
   last_seen_tak_at: isoTime.nullable(),
+  /**
+   * During a CA rollover, the date by which the member should get a new key: one of theirs is
+   * still on the issuing CA being retired (product.md §16). Null otherwise.
+   */
+  renew_ca_by: isoTime.nullable(),
 });
 export type KeyListResponse = z.infer<typeof keyListResponseSchema>;
 
@@ -112,9 +117,43 @@ const caChainEntrySchema = caCertificateSchema.extend({
  * GET admin/ca (admin): when the portal's CAs expire (nothing renews them by itself), and the
  * whole chain, issuing CA first: the portal's two, or an adopted CA's (`ca adopt`), up to its root.
  */
+/** What the operator does next about the issuing CA (docs/operations.md). */
+export const CA_NEXT_STEPS = ['nothing', 'begin', 'renew', 'finish', 'new-root'] as const;
+
+/**
+ * The issuing CA's rollover (product.md §16): `none` (one issuing CA trusted) or `overlap`
+ * (`ca rollover begin` made a new one that signs new keys; the one before is trusted still until
+ * `ca rollover finish`).
+ */
+export const caRolloverSchema = z.object({
+  state: z.enum(['none', 'overlap']),
+  /** The issuing CA new keys come from: 1 the first, 2 after the first rollover, … */
+  generation: z.int().min(1),
+  /** False when the adopted CA signs members itself: no root key to make another issuing CA. */
+  can_roll_over: z.boolean(),
+  begun_at: isoTime.nullable(),
+  /** The date members on the old CA are asked to renew by (their banner's). */
+  renew_by: isoTime.nullable(),
+  /** When the last rollover finished; null before any or during one. */
+  finished_at: isoTime.nullable(),
+  /** The issuing CA being retired, during the overlap. */
+  previous: caCertificateSchema.extend({ generation: z.int().min(1) }).nullable(),
+  /** Members with a live key of the old CA they have not renewed. */
+  members_on_previous: z.int().min(0),
+  /** Live member keys of the old CA not renewed: `finish` refuses while any. */
+  keys_on_previous: z.int().min(0),
+  /**
+   * `begin` (the issuing CA has less than 400 days left), `renew` (members still on the old CA),
+   * `finish`, `new-root` (the root itself nears its end: docs/operations.md) or `nothing`.
+   */
+  next: z.enum(CA_NEXT_STEPS),
+});
+export type CaRollover = z.infer<typeof caRolloverSchema>;
+
 export const caExpiryResponseSchema = z.object({
   issuing: caCertificateSchema,
   root: caCertificateSchema,
   chain: z.array(caChainEntrySchema).min(1),
+  rollover: caRolloverSchema,
 });
 export type CaExpiryResponse = z.infer<typeof caExpiryResponseSchema>;

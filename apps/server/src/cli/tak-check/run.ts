@@ -108,7 +108,7 @@ export async function runTakCheck(
   const { config } = portal;
   const trusted = await truststoreCertificates({
     pemFile: config.takTruststorePemFile,
-    caChainPem: portal.certificates.chainPem,
+    caChainPem: portal.certificates.trustPem,
   });
   const trustLabel =
     config.takTruststorePemFile === undefined

@@ -74,6 +74,10 @@ export class KeyLifecycle {
     private readonly now: () => Date,
     /** Counts the keys revoked here (Prometheus). */
     private readonly metrics: CertificateMetrics,
+    /** During a CA rollover, the date a member on the old CA renews by (rollover.ts). */
+    private readonly renewalNotice: (
+      callsign: string,
+    ) => Promise<{ renewBy: Date } | undefined> = () => Promise.resolve(undefined),
   ) {}
 
   /** The keys of the caller, marking the one they call with (`currentSerial`, mTLS face). */
@@ -98,7 +102,9 @@ export class KeyLifecycle {
   ): Promise<KeyListResponse> {
     const certificates = await listMemberCertificates(this.db, callsign);
     const lastSeen = await lastSeenOnTak(this.db, callsign);
+    const notice = await this.renewalNotice(callsign);
     return {
+      renew_ca_by: notice === undefined ? null : iso(notice.renewBy.getTime()),
       keys: certificates
         .filter(isMemberKey)
         .map((certificate) => toEntry(certificate, currentSerial, asAdmin)),

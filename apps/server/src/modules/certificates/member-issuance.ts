@@ -189,6 +189,7 @@ export class MemberIssuer {
       notAfter: minted.notAfter,
       certificatePem: minted.certificatePem,
       chainPem: minted.chainPem,
+      caGeneration: minted.caGeneration,
       keystore: packed,
     };
   }
@@ -248,6 +249,7 @@ export class MemberIssuer {
           clientUid: request.clientUid ?? null,
           madeBy: madeBy ?? null,
           sha256Fingerprint: takFingerprint(minted.certificatePem),
+          caGeneration: minted.caGeneration,
         });
         await request.alongside?.(trx, { ...minted, callsign });
         await appendAuditEvent(trx, {

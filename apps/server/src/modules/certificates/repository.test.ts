@@ -37,6 +37,7 @@ describeWithMigratedDatabase('certificate repository', (database) => {
       madeBy: null,
       lastCheckedAt: null,
       lastCheckedFrom: null,
+      caGeneration: 1,
     });
     expect(await findCertificateBySerial(database.handle.db, 'ffff')).toBeUndefined();
   });

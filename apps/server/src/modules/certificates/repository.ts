@@ -21,6 +21,8 @@ export interface IssuedCertificate {
   /** When an OCSP request last asked about it (presence.ts), and from which address. */
   lastCheckedAt: number | null;
   lastCheckedFrom: string | null;
+  /** Which issuing CA signed it (1 the CA directory's, n ≥ 2 a rollover's). */
+  caGeneration: number;
 }
 
 export interface RevokedCertificate {
@@ -37,12 +39,20 @@ export interface RevocationStamp {
 
 export type NewCertificate = Omit<
   IssuedCertificate,
-  'revokedAt' | 'revocationReason' | 'clientUid' | 'madeBy' | 'lastCheckedAt' | 'lastCheckedFrom'
+  | 'revokedAt'
+  | 'revocationReason'
+  | 'clientUid'
+  | 'madeBy'
+  | 'lastCheckedAt'
+  | 'lastCheckedFrom'
+  | 'caGeneration'
 > & {
   clientUid?: string | null;
   madeBy?: string | null;
   /** As TAK Server writes it (ca/fingerprint.ts). */
   sha256Fingerprint?: string | null;
+  /** Which issuing CA signed it (1 when not given: the CA directory's). */
+  caGeneration?: number;
 };
 
 /** A member's certificates: every purpose but `server`, the callsign in any case. */
@@ -69,6 +79,7 @@ export async function recordIssuedCertificate(
       client_uid: certificate.clientUid ?? null,
       made_by: certificate.madeBy ?? null,
       sha256_fingerprint: certificate.sha256Fingerprint ?? null,
+      ca_generation: certificate.caGeneration ?? 1,
     })
     .execute();
 }
@@ -239,6 +250,8 @@ export async function revokeCertificatesOf(
 export async function listRevokedCertificates(
   executor: Executor,
   pageSize = 2_000,
+  /** Only the keys of this issuing CA (its CRL); all when not given. */
+  generation?: number,
 ): Promise<RevokedCertificate[]> {
   const all: RevokedCertificate[] = [];
   let after: { revokedAt: number; serial: string } | undefined;
@@ -248,6 +261,7 @@ export async function listRevokedCertificates(
       .selectFrom('issued_certificates')
       .select(['serial', 'revoked_at', 'revocation_reason'])
       .where('revoked_at', 'is not', null)
+      .$if(generation !== undefined, (query) => query.where('ca_generation', '=', generation ?? 1))
       .$if(from !== undefined, (query) =>
         query.where(
           sql<boolean>`(revoked_at, serial) > (${from?.revokedAt ?? 0}, ${from?.serial ?? ''})`,
@@ -301,6 +315,7 @@ function toCertificate(row: Selectable<IssuedCertificatesTable>): IssuedCertific
     madeBy: row.made_by,
     lastCheckedAt: row.last_checked_at,
     lastCheckedFrom: row.last_checked_from,
+    caGeneration: row.ca_generation,
   };
 }
 
@@ -365,4 +380,166 @@ export async function lastRevocationFetches(
   return Object.fromEntries(
     rows.map((row) => [row.kind, { at: row.fetched_at, address: row.address }]),
   );
+}
+
+/** An issuing CA a rollover made (table `ca_issuers`, migration 0013). */
+export interface StoredCaIssuer {
+  generation: number;
+  certificatePem: string;
+  keyPem: string;
+  begunAt: number;
+  begunBy: string;
+  renewBy: number;
+  finishedAt: number | null;
+}
+
+/** Every issuing CA rollovers made, oldest first. */
+export async function listCaIssuers(executor: Executor): Promise<StoredCaIssuer[]> {
+  const rows = await executor.selectFrom('ca_issuers').selectAll().orderBy('generation').execute();
+  return rows.map((row) => ({
+    generation: row.generation,
+    certificatePem: row.certificate_pem,
+    keyPem: row.key_pem,
+    begunAt: row.begun_at,
+    begunBy: row.begun_by,
+    renewBy: row.renew_by,
+    finishedAt: row.finished_at,
+  }));
+}
+
+/** Cheap to ask on every mint: changes when a rollover begins or finishes, on any instance. */
+export async function caIssuersStamp(executor: Executor): Promise<string> {
+  const row = await executor
+    .selectFrom('ca_issuers')
+    .select((eb) => [
+      eb.fn.max<number | null>('generation').as('generation'),
+      eb.fn.count('finished_at').as('finished'),
+    ])
+    .executeTakeFirstOrThrow();
+  return `${String(row.generation ?? 1)}/${String(row.finished)}`;
+}
+
+/**
+ * Records a new issuing CA. The generation is the primary key: of two rollovers begun at once
+ * only one inserts generation n + 1, the other fails (UniqueViolation) and writes nothing.
+ */
+export async function insertCaIssuer(
+  executor: Executor,
+  issuer: Omit<StoredCaIssuer, 'finishedAt'>,
+): Promise<void> {
+  await executor
+    .insertInto('ca_issuers')
+    .values({
+      generation: issuer.generation,
+      certificate_pem: issuer.certificatePem,
+      key_pem: issuer.keyPem,
+      begun_at: issuer.begunAt,
+      begun_by: issuer.begunBy,
+      renew_by: issuer.renewBy,
+      finished_at: null,
+    })
+    .execute();
+}
+
+/** Marks the rollover to `generation` finished; false when it already was (another process). */
+export async function finishCaIssuer(
+  executor: Executor,
+  generation: number,
+  at: number,
+): Promise<boolean> {
+  const result = await executor
+    .updateTable('ca_issuers')
+    .set({ finished_at: at })
+    .where('generation', '=', generation)
+    .where('finished_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** A live key of an older issuing CA: who holds it, for what, until when. */
+export interface KeyOnOlderCa {
+  serial: string;
+  callsign: string;
+  purpose: CertificatePurpose;
+  notAfter: number;
+  /** Whether its holder has since been given a live key of the same purpose by a newer CA. */
+  renewed: boolean;
+}
+
+/**
+ * The unexpired, unrevoked member keys (not `server` certificates) of issuing CAs older than
+ * `generation` at `now`,
+ * each with whether its holder has renewed it: holds a live key of the same purpose from
+ * `generation` or later. Ordered by callsign, then purpose.
+ */
+export async function liveKeysBefore(
+  executor: Executor,
+  generation: number,
+  now: number,
+): Promise<KeyOnOlderCa[]> {
+  const rows = await executor
+    .selectFrom('issued_certificates as old')
+    .select([
+      'old.serial',
+      'old.callsign',
+      'old.purpose',
+      'old.not_after',
+      (eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('issued_certificates as renewal')
+              .select('renewal.serial')
+              .where(sql<boolean>`lower(renewal.callsign) = lower(old.callsign)`)
+              .whereRef('renewal.purpose', '=', 'old.purpose')
+              .where('renewal.ca_generation', '>=', generation)
+              .where('renewal.revoked_at', 'is', null)
+              .where('renewal.not_after', '>', now),
+          )
+          .as('renewed'),
+    ])
+    .where('old.ca_generation', '<', generation)
+    .where('old.purpose', '!=', 'server')
+    .where('old.revoked_at', 'is', null)
+    .where('old.not_after', '>', now)
+    .orderBy(sql`lower(old.callsign)`)
+    .orderBy('old.purpose')
+    .orderBy('old.serial')
+    .execute();
+  return rows.map((row) => ({
+    serial: row.serial,
+    callsign: row.callsign,
+    purpose: row.purpose,
+    notAfter: row.not_after,
+    renewed: Boolean(row.renewed),
+  }));
+}
+
+/** The last moment a key of issuing CA `generation` would have expired; undefined: none issued. */
+export async function lastExpiryOf(
+  executor: Executor,
+  generation: number,
+): Promise<number | undefined> {
+  const row = await executor
+    .selectFrom('issued_certificates')
+    .select((eb) => eb.fn.max<number | null>('not_after').as('last'))
+    .where('ca_generation', '=', generation)
+    .executeTakeFirstOrThrow();
+  return row.last ?? undefined;
+}
+
+/** Revokes the given serials (those not revoked already); returns what was revoked. */
+export async function revokeSerials(
+  executor: Executor,
+  serials: readonly string[],
+  revocation: { at: number; reason: string },
+): Promise<{ serial: string; purpose: CertificatePurpose }[]> {
+  if (serials.length === 0) return [];
+  return executor
+    .updateTable('issued_certificates')
+    .set({ revoked_at: revocation.at, revocation_reason: revocation.reason })
+    .where('serial', 'in', serials)
+    .where('revoked_at', 'is', null)
+    .returning(['serial', 'purpose'])
+    .execute();
 }

@@ -1,8 +1,7 @@
-import { X509Certificate } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { UnsupportedMediaTypeError } from '../../errors.js';
+import { NotFoundError, UnsupportedMediaTypeError } from '../../errors.js';
 import { caPaths } from '@callsign/contract';
-import type { CertificateService } from './service.js';
+import { ISSUERS_MAX_AGE_MS, type CertificateService } from './service.js';
 
 /** How many OCSP answers one turn of the event loop makes before other callers' I/O is read. */
 const OCSP_ANSWERS_PER_TURN = 1;
@@ -44,28 +43,57 @@ function sendOcsp(reply: FastifyReply, response: Buffer): FastifyReply {
   return reply.type('application/ocsp-response').header('cache-control', 'no-cache').send(response);
 }
 
+/** `{n}.der` of a rollover's paths: the generation n ≥ 2, or 404. */
+function generationIn(file: string): number {
+  const match = /^([2-9]|[1-9][0-9]{1,5})\.der$/.exec(file);
+  if (match === null) throw new NotFoundError('No such file');
+  return Number(match[1]);
+}
+
 /** The CA's public endpoints, on both faces and without identity (docs/api.md). */
 export function registerCaRoutes(app: FastifyInstance, certificates: CertificateService): void {
   app.get(caPaths.chain, async (_request, reply) => {
     return reply
       .type('application/x-pem-file')
       .header('cache-control', 'public, max-age=3600')
-      .send(certificates.chainPem);
+      .send(certificates.trustPem);
   });
 
-  // caIssuers of every leaf: the issuing CA alone, DER (RFC 5280 §4.2.2.1). ca.pem starts with it.
-  const issuingCaDer = new X509Certificate(certificates.chainPem).raw;
-  app.get(caPaths.issuingCaDer, async (_request, reply) => {
+  // caIssuers of every leaf: its issuing CA alone, DER (RFC 5280 §4.2.2.1): the first issuing
+  // CA's here, a rollover's at /ca/issuing-ca/{n}.der (ca/templates.ts).
+  const sendIssuingCa = (reply: FastifyReply, generation: number) => {
+    const der = certificates.issuingCaDer(generation);
+    if (der === undefined) throw new NotFoundError('No such issuing CA');
     return reply
       .type('application/pkix-cert')
       .header('cache-control', 'public, max-age=3600')
-      .send(issuingCaDer);
+      .send(der);
+  };
+  app.get(caPaths.issuingCaDer, async (_request, reply) => sendIssuingCa(reply, 1));
+  app.get('/ca/issuing-ca/:file', async (request, reply) => {
+    await certificates.refreshIssuers(ISSUERS_MAX_AGE_MS);
+    return sendIssuingCa(reply, generationIn((request.params as { file: string }).file));
   });
 
+  // Every published CRL, the current issuing CA's first: what a TAK Server loads (one file).
   app.get(caPaths.crlPem, async (request, reply) => {
-    const crl = await certificates.currentCrl();
+    const crls = await certificates.publishedCrls();
     certificates.crlFetchedBy(request.ip);
-    return reply.type('application/x-pem-file').header('cache-control', 'no-cache').send(crl.pem);
+    return reply
+      .type('application/x-pem-file')
+      .header('cache-control', 'no-cache')
+      .send(crls.map((crl) => crl.pem).join(''));
+  });
+
+  // The CRL distribution point of a rollover's keys (ca/templates.ts).
+  app.get('/ca/crl/:file', async (request, reply) => {
+    const generation = generationIn((request.params as { file: string }).file);
+    if (!(await certificates.publishedCrlGenerations()).includes(generation)) {
+      throw new NotFoundError('No such CRL');
+    }
+    const crl = await certificates.currentCrl(generation);
+    certificates.crlFetchedBy(request.ip);
+    return reply.type('application/pkix-crl').header('cache-control', 'no-cache').send(crl.der);
   });
 
   // OCSP (RFC 6960 appendix A): a DER request POSTed, or base64 in the path of a GET.
@@ -90,7 +118,7 @@ export function registerCaRoutes(app: FastifyInstance, certificates: Certificate
   });
 
   app.get(caPaths.crlDer, async (request, reply) => {
-    const crl = await certificates.currentCrl();
+    const crl = await certificates.oldestPublishedCrl();
     certificates.crlFetchedBy(request.ip);
     return reply.type('application/pkix-crl').header('cache-control', 'no-cache').send(crl.der);
   });

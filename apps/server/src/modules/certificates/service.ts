@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority.js';
 import type { KeyPairSupply } from '../../ca/key-pool.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
@@ -6,7 +7,7 @@ import { ocspQuestion, readOcspAnswer, type OcspAnswer } from '../../ca/ocsp-che
 import type { Pkcs12Format } from '../../ca/pkcs12.js';
 import type { Pkcs12Packing } from '../../ca/pkcs12-jobs.js';
 import type { KeyAlgorithm } from '../../ca/key-pair.js';
-import type { Database } from '../../db/schema.js';
+import type { CertificatePurpose, Database } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { Kysely } from 'kysely';
 import {
@@ -28,6 +29,9 @@ import {
 } from './member-issuance.js';
 import { defaultConcurrentMints, MintingSlots } from './minting-limits.js';
 import {
+  caIssuersStamp,
+  lastExpiryOf,
+  listCaIssuers,
   countIssuedCertificates,
   findCertificateBySerial,
   firstIssuanceTime,
@@ -61,6 +65,9 @@ export interface Crl {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** How stale the rollover state may be on a hot path (OCSP, every request): a few seconds. */
+export const ISSUERS_MAX_AGE_MS = 5_000;
 
 /**
  * How old a CRL may get before it is re-signed without any revocation: a day, or half its
@@ -108,8 +115,15 @@ export interface CertificateServiceOptions {
  * and keeps the published CRL in step with the record, whichever process revoked.
  */
 export class CertificateService {
-  private crl: { stamp: RevocationStamp; signedAt: number; value: Crl } | undefined;
-  private crlInFlight: Promise<Crl> | undefined;
+  /** Per issuing CA (generation): its CRL as last signed, and one signing at a time. */
+  private readonly crls = new Map<
+    number,
+    { stamp: RevocationStamp; signedAt: number; value: Crl } | undefined
+  >();
+  private readonly crlsInFlight = new Map<number, Promise<Crl>>();
+  /** The rollover state the CA was last given (`refreshIssuers`), and when it was read. */
+  private issuersStamp: { stamp: string; readAt: number } | undefined;
+  private issuersInFlight: Promise<void> | undefined;
   private readonly now: () => Date;
   private readonly memberIssuer: MemberIssuer;
   private readonly metrics: CertificateMetrics;
@@ -142,8 +156,42 @@ export class CertificateService {
     );
   }
 
+  /** The current issuing CA and every CA above it (what a key issued now chains to). */
   get chainPem(): string {
     return this.ca.chainPem;
+  }
+
+  /**
+   * What relying parties trust (`/ca/ca.pem`, truststores, packages): `chainPem`, and during a
+   * rollover the issuing CA before the current one too (ca/authority.ts `trustPem`).
+   */
+  get trustPem(): string {
+    return this.ca.trustPem;
+  }
+
+  /**
+   * Gives the CA the issuing CAs rollovers made, as the database has them now, when they changed
+   * since the last look (a rollover begun or finished by the CLI or another instance). Reads
+   * one aggregate row; `maxAgeMs` lets a caller on a hot path (every request) skip even that
+   * while the last look is that recent. Mints and CRLs look every time (maxAgeMs 0).
+   */
+  async refreshIssuers(maxAgeMs = 0): Promise<void> {
+    const last = this.issuersStamp;
+    if (last !== undefined && this.now().getTime() - last.readAt < maxAgeMs) return;
+    this.issuersInFlight ??= this.readIssuers().finally(() => {
+      this.issuersInFlight = undefined;
+    });
+    return this.issuersInFlight;
+  }
+
+  private async readIssuers(): Promise<void> {
+    const readAt = this.now().getTime();
+    const stamp = await caIssuersStamp(this.db);
+    if (this.issuersStamp?.stamp !== stamp) {
+      const issuers = await listCaIssuers(this.db);
+      await this.ca.useIssuers(issuers, issuers.at(-1)?.finishedAt === null);
+    }
+    this.issuersStamp = { stamp, readAt };
   }
 
   /** The configured algorithm of keys made here (`PORTAL_KEY_ALGORITHM`). */
@@ -160,7 +208,8 @@ export class CertificateService {
    */
   issueForMember(request: MemberIssueRequest<GeneratedKey>): Promise<MemberKeyPair>;
   issueForMember(request: MemberIssueRequest<DeviceKey>): Promise<MemberCertificate>;
-  issueForMember(request: MemberIssueRequest): Promise<MemberCertificate | MemberKeyPair> {
+  async issueForMember(request: MemberIssueRequest): Promise<MemberCertificate | MemberKeyPair> {
+    await this.refreshIssuers();
     return this.memberIssuer.issue(request);
   }
 
@@ -169,10 +218,11 @@ export class CertificateService {
    * keystore (docs/api.md) in the same minting slot as the key generation, before anything is
    * recorded: the private key leaves only inside the keystore.
    */
-  issueKeystore(
+  async issueKeystore(
     request: Omit<MemberIssueRequest<GeneratedKey>, 'key'>,
     format: Pkcs12Format,
   ): Promise<MemberKeystore> {
+    await this.refreshIssuers();
     return this.memberIssuer.issueKeystore(
       { ...request, key: { generate: this.policy.keyAlgorithm } },
       format,
@@ -192,6 +242,7 @@ export class CertificateService {
     dnsNames: string[],
     actor: Actor = { callsign: 'portal', clientAddress: null },
   ): Promise<IssuedCertificate> {
+    await this.refreshIssuers();
     this.metrics.mintStarted();
     let issued: IssuedCertificate;
     try {
@@ -208,6 +259,7 @@ export class CertificateService {
         notBefore: issued.notBefore.getTime(),
         notAfter: issued.notAfter.getTime(),
         issuedAt: at,
+        caGeneration: issued.caGeneration,
       });
       await appendAuditEvent(trx, {
         at,
@@ -236,10 +288,16 @@ export class CertificateService {
     );
   };
 
-  /** For the OCSP responder: good, revoked (and when), or unknown to this CA's record. */
-  readonly ocspStatus: OcspLookup = async (serial) => {
+  /**
+   * For the OCSP responder: good, revoked (and when), or unknown to this CA's record; unknown
+   * too for a key of another issuing CA than the one asked about (`generation`, default 1).
+   */
+  readonly ocspStatus = async (serial: string, generation?: number): ReturnType<OcspLookup> => {
     const found = await findCertificateBySerial(this.db, serial);
     if (found === undefined) return { status: 'unknown' };
+    if (generation !== undefined && found.caGeneration !== generation) {
+      return { status: 'unknown' };
+    }
     if (found.revokedAt === null) return { status: 'good' };
     return { status: 'revoked', revokedAt: new Date(found.revokedAt) };
   };
@@ -249,6 +307,8 @@ export class CertificateService {
    * the record's status of a certificate asked about changes (ca/ocsp.ts).
    */
   async respondOcsp(requestDer: Buffer): Promise<Buffer> {
+    // A rollover another process began is seen within a few seconds.
+    await this.refreshIssuers(ISSUERS_MAX_AGE_MS);
     return this.ca.respondOcsp(requestDer, this.ocspStatus);
   }
 
@@ -261,8 +321,9 @@ export class CertificateService {
     const { presence } = this;
     if (presence === undefined) return this.respondOcsp(requestDer);
     const asked: string[] = [];
-    const answer = await this.ca.respondOcsp(requestDer, async (serial) => {
-      const status = await this.ocspStatus(serial);
+    await this.refreshIssuers(ISSUERS_MAX_AGE_MS);
+    const answer = await this.ca.respondOcsp(requestDer, async (serial, generation) => {
+      const status = await this.ocspStatus(serial, generation);
       if (status.status !== 'unknown') asked.push(serial);
       return status;
     });
@@ -286,7 +347,11 @@ export class CertificateService {
    * server or browser checking this certificate would be told now.
    */
   async askOcsp(serial: string): Promise<OcspAnswer> {
-    const issuer = this.ca.issuingCertificatePem;
+    await this.refreshIssuers();
+    const generation = (await findCertificateBySerial(this.db, serial))?.caGeneration;
+    const issuer =
+      (generation === undefined ? undefined : this.ca.issuingCertificatePemOf(generation)) ??
+      this.ca.issuingCertificatePem;
     const question = ocspQuestion(issuer, serial);
     return readOcspAnswer(await this.respondOcsp(question.der), question, issuer);
   }
@@ -308,11 +373,16 @@ export class CertificateService {
       reason,
       liveOnly: which === 'live',
     });
+    this.countRevoked(revoked);
+    return revoked.map((certificate) => certificate.serial);
+  }
+
+  /** Counts revoked certificates by purpose (Prometheus), as a revocation in a transaction made them. */
+  countRevoked(revoked: readonly { purpose: CertificatePurpose }[]): void {
     for (const purpose of new Set(revoked.map((certificate) => certificate.purpose))) {
       const count = revoked.filter((certificate) => certificate.purpose === purpose).length;
       this.metrics.certificatesRevoked(purpose, count);
     }
-    return revoked.map((certificate) => certificate.serial);
   }
 
   /** How many unexpired, unrevoked keys `callsign` holds (any case). */
@@ -326,9 +396,11 @@ export class CertificateService {
    * Signed on demand, so no CRL handed out was signed longer ago than that, however long the
    * portal sat idle before the request.
    */
-  async currentCrl(): Promise<Crl> {
+  async currentCrl(generation?: number): Promise<Crl> {
+    await this.refreshIssuers();
+    const of = generation ?? this.ca.generation;
     const stamp = await revocationStamp(this.db);
-    const cached = this.crl;
+    const cached = this.crls.get(of);
     if (
       cached !== undefined &&
       sameStamp(cached.stamp, stamp) &&
@@ -336,18 +408,64 @@ export class CertificateService {
     ) {
       return cached.value;
     }
-    this.crlInFlight ??= this.signCrl(stamp).finally(() => {
-      this.crlInFlight = undefined;
-    });
-    return this.crlInFlight;
+    let signing = this.crlsInFlight.get(of);
+    if (signing === undefined) {
+      signing = this.signCrl(stamp, of).finally(() => {
+        this.crlsInFlight.delete(of);
+      });
+      this.crlsInFlight.set(of, signing);
+    }
+    return signing;
   }
 
-  private async signCrl(stamp: RevocationStamp): Promise<Crl> {
-    const revoked = await listRevokedCertificates(this.db);
+  /**
+   * The issuing CAs whose CRLs are published, newest first: the trusted ones (the current one,
+   * and the one before it during a rollover), then each retired one until the last key it
+   * issued would have expired (docs/operations.md). A generation that is not published is not
+   * served (`/ca/crl/{n}.der` answers 404 for it).
+   */
+  async publishedCrlGenerations(): Promise<number[]> {
+    await this.refreshIssuers();
+    const trusted = this.ca.trustedGenerations;
+    const now = this.now().getTime();
+    const retired: number[] = [];
+    for (const generation of this.ca.generations.toReversed()) {
+      if (trusted.includes(generation)) continue;
+      const last = await lastExpiryOf(this.db, generation);
+      if (last !== undefined && last > now) retired.push(generation);
+    }
+    return [...trusted, ...retired];
+  }
+
+  /** Every published CRL (`publishedCrlGenerations`), the current issuing CA's first. */
+  async publishedCrls(): Promise<Crl[]> {
+    const generations = await this.publishedCrlGenerations();
+    return Promise.all(generations.map((generation) => this.currentCrl(generation)));
+  }
+
+  /**
+   * The CRL of `/ca/crl.der`: the oldest published issuing CA's. The first issuing CA's keys
+   * name that URL, so it stays theirs through a rollover until the last of them would have
+   * expired; each later CA's keys name `/ca/crl/{n}.der`.
+   */
+  async oldestPublishedCrl(): Promise<Crl> {
+    const generations = await this.publishedCrlGenerations();
+    return this.currentCrl(Math.min(...generations));
+  }
+
+  /** The certificate (DER) of issuing CA `generation`; undefined for one not held. */
+  issuingCaDer(generation: number): Buffer | undefined {
+    const pem = this.ca.issuingCertificatePemOf(generation);
+    return pem === undefined ? undefined : new X509Certificate(pem).raw;
+  }
+
+  private async signCrl(stamp: RevocationStamp, generation: number): Promise<Crl> {
+    const revoked = await listRevokedCertificates(this.db, undefined, generation);
     const thisUpdate = this.now();
     const crlNumber = BigInt(thisUpdate.getTime());
     const nextUpdate = new Date(thisUpdate.getTime() + this.policy.crlValidityDays * DAY_MS);
     const encoded = await this.ca.createCrl({
+      generation,
       // As read: no reason codes are published, and no Date is made per entry.
       revoked: revoked.map(({ serial, revokedAt }) => ({ serial, revokedAt })),
       // Monotonic across restarts and instances without shared state: the signing time.
@@ -362,7 +480,7 @@ export class CertificateService {
       thisUpdate: wholeSeconds(thisUpdate),
       nextUpdate: wholeSeconds(nextUpdate),
     };
-    this.crl = { stamp, signedAt: thisUpdate.getTime(), value };
+    this.crls.set(generation, { stamp, signedAt: thisUpdate.getTime(), value });
     return value;
   }
 }

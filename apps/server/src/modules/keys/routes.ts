@@ -8,6 +8,7 @@ import {
   callsignParamsSchema,
   expiringQuerySchema,
   expiringResponseSchema,
+  iso,
   keyDownloadParamsSchema,
   keyDownloadQuerySchema,
   keyListResponseSchema,
@@ -57,6 +58,10 @@ export function registerKeysRoutes(app: FastifyInstance, context: RouteContext):
 function expiryOf(pem: string | X509Certificate): CaExpiryResponse['root'] {
   const certificate = typeof pem === 'string' ? new X509Certificate(pem) : pem;
   return { subject: certificate.subject, expires_at: new Date(certificate.validTo).toISOString() };
+}
+
+function isoOrNull(date: Date | undefined): string | null {
+  return date === undefined ? null : iso(date.getTime());
 }
 
 /**
@@ -149,8 +154,9 @@ export function registerKeyLifecycleRoutes(app: FastifyInstance, context: RouteC
   api.get(
     apiPaths.caExpiry,
     { config: { access: 'admin' }, schema: { response: { 200: caExpiryResponseSchema } } },
-    () =>
-      Promise.resolve({
+    async () => {
+      const rollover = await context.services.caRollover.status();
+      return {
         issuing: expiryOf(context.ca.issuingCertificatePem),
         root: expiryOf(context.ca.rootCertificatePem),
         chain: context.ca.chainDer().map((der, i) => {
@@ -161,6 +167,26 @@ export function registerKeyLifecycleRoutes(app: FastifyInstance, context: RouteC
             self_signed: certificate.issuer === certificate.subject,
           };
         }),
-      }),
+        rollover: {
+          state: rollover.state,
+          generation: rollover.generation,
+          can_roll_over: rollover.canRollOver,
+          begun_at: isoOrNull(rollover.begunAt),
+          renew_by: isoOrNull(rollover.renewBy),
+          finished_at: isoOrNull(rollover.finishedAt),
+          previous:
+            rollover.previous === undefined
+              ? null
+              : {
+                  generation: rollover.previous.generation,
+                  subject: rollover.previous.subject.replaceAll(', ', '\n'),
+                  expires_at: iso(rollover.previous.notAfter.getTime()),
+                },
+          members_on_previous: rollover.membersOnPrevious,
+          keys_on_previous: rollover.keysOnPrevious,
+          next: rollover.next,
+        },
+      };
+    },
   );
 }

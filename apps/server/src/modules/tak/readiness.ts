@@ -123,7 +123,7 @@ export class TakReadinessService {
     try {
       const pems = await truststoreCertificates({
         pemFile: file,
-        caChainPem: this.certificates.chainPem,
+        caChainPem: this.certificates.trustPem,
       });
       const certificates = pems
         .flatMap((pem) => decodePemBlocks(pem, 'CERTIFICATE'))

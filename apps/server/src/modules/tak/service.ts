@@ -44,7 +44,7 @@ export class TakPackageService {
       'legacy',
     );
     const truststore = await buildTakTruststore(
-      { pemFile: this.settings.truststorePemFile, caChainPem: this.certificates.chainPem },
+      { pemFile: this.settings.truststorePemFile, caChainPem: this.certificates.trustPem },
       this.settings.truststorePassword,
       this.settings.deployment,
       this.packing,

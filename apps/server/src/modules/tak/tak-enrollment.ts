@@ -161,7 +161,7 @@ export class TakEnrollment {
   caCertificates(): Promise<Buffer[]> {
     return takEnrollmentTrust({
       pemFile: this.settings.truststorePemFile,
-      caChainPem: this.certificates.chainPem,
+      caChainPem: this.certificates.trustPem,
     });
   }
 

@@ -5,6 +5,7 @@ import { MemberPage } from '../../features/admin/people/components/member-page';
 import { AdminHome } from '../../features/admin/home/components/admin-home';
 import { MemberListPage } from '../../features/admin/people/components/member-list-page';
 import { EnrollmentQrButton } from '../../features/tak/components/enrollment-qr-button';
+import { CaRenewalBanner } from '../../features/own-keys/components/ca-renewal-banner';
 import { RenewalBanner } from '../../features/own-keys/components/renewal-banner';
 import { TakCard } from '../../features/tak/components/tak-card';
 
@@ -38,7 +39,12 @@ export function AdminHomePage() {
   return (
     <AdminHome
       callsign={callsign ?? ''}
-      notice={<RenewalBanner />}
+      notice={
+        <>
+          <CaRenewalBanner />
+          <RenewalBanner />
+        </>
+      }
       serviceCard={<TakCard notice={<RenewalBanner scope="tak" />} />}
     />
   );

@@ -1,5 +1,6 @@
 import { Navigate, useParams } from 'react-router';
 import { useAuth } from '../../features/auth/components/auth-provider';
+import { CaRenewalBanner } from '../../features/own-keys/components/ca-renewal-banner';
 import { RenewalBanner } from '../../features/own-keys/components/renewal-banner';
 import { MemberHome } from '../../features/member/components/member-home';
 import { ConnectTakCard } from '../../features/tak/components/connect-tak-card';
@@ -15,7 +16,12 @@ export function MemberRoute() {
   return (
     <MemberHome
       callsign={own}
-      notice={<RenewalBanner />}
+      notice={
+        <>
+          <CaRenewalBanner />
+          <RenewalBanner />
+        </>
+      }
       serviceCard={
         <>
           <ConnectTakCard settingsDownload="below" />

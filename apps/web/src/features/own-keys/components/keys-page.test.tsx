@@ -33,7 +33,9 @@ function fakeOwnKeys(keys: KeyEntry[]) {
   const revoked: string[] = [];
   let list = [...keys];
   server.use(
-    http.get(apiPaths.myKeys, () => HttpResponse.json({ keys: list, last_seen_tak_at: null })),
+    http.get(apiPaths.myKeys, () =>
+      HttpResponse.json({ keys: list, last_seen_tak_at: null, renew_ca_by: null }),
+    ),
     http.delete(`${API_PREFIX}/me/keys/:serial`, ({ params }) => {
       revoked.push(String(params.serial));
       list = list.map((key) =>

@@ -45,7 +45,7 @@ function fakePeople(
   server.use(
     // The dialog's Keys section (tested in user-keys-section.test.tsx).
     http.get(`${API_PREFIX}/people/:callsign/keys`, () =>
-      HttpResponse.json({ keys: [], last_seen_tak_at: null }),
+      HttpResponse.json({ keys: [], last_seen_tak_at: null, renew_ca_by: null }),
     ),
     http.get(apiPaths.peopleList, () => {
       api.listCalls += 1;

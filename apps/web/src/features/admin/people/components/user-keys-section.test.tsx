@@ -36,7 +36,7 @@ function fakeKeys(keys: KeyEntry[]) {
   let list = [...keys];
   server.use(
     http.get(`${API_PREFIX}/people/:callsign/keys`, () =>
-      HttpResponse.json({ keys: list, last_seen_tak_at: null }),
+      HttpResponse.json({ keys: list, last_seen_tak_at: null, renew_ca_by: null }),
     ),
     http.delete(`${API_PREFIX}/people/:callsign/keys/:serial`, ({ params }) => {
       calls.push(`revoke ${String(params.callsign)} ${String(params.serial)}`);

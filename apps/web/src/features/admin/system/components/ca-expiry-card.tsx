@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import type { CaRollover } from '@callsign/contract';
 import { useTranslation } from 'react-i18next';
 import { Card } from '../../../../components/card';
 import { formatDate } from '../../../../lib/format';
@@ -13,6 +14,48 @@ export const CA_WARNING_DAYS = 365;
 /** The common name of an X.509 subject as the server writes it (`O=TAK\nCN=Name`), or all of it. */
 function commonName(subject: string): string {
   return /(?:^|\n)CN=([^\n]*)$/.exec(subject)?.[1] ?? subject;
+}
+
+/**
+ * Where the issuing CA's rollover stands (product.md §16) and what the operator does next: how
+ * many members still hold a key of the old issuing CA during one.
+ */
+function RolloverSection({ rollover }: { rollover: CaRollover }) {
+  const { t, i18n } = useTranslation();
+  const headingId = useId();
+  const overlap = rollover.state === 'overlap';
+  return (
+    <section aria-labelledby={headingId} className="mt-4">
+      <h3 id={headingId} className="font-semibold">
+        {t('admin.ca.rollover')}
+      </h3>
+      <p className="mt-1">
+        {overlap
+          ? t('admin.ca.rollover_overlap', {
+              date: formatDate(rollover.begun_at ?? '', i18n.language),
+              generation: rollover.generation,
+              previous: rollover.previous?.generation ?? rollover.generation - 1,
+            })
+          : t('admin.ca.rollover_none', { generation: rollover.generation })}
+      </p>
+      {overlap && (
+        <>
+          <p className="mt-1 font-semibold" data-testid="members-on-previous">
+            {t('admin.ca.on_previous', { count: rollover.members_on_previous })}
+          </p>
+          <p className="mt-1">
+            {t('admin.ca.renew_by', { date: formatDate(rollover.renew_by ?? '', i18n.language) })}
+          </p>
+        </>
+      )}
+      {!rollover.can_roll_over && <p className="mt-1">{t('admin.ca.cannot_roll')}</p>}
+      <p
+        className={`mt-2 rounded-md border-l-4 p-3 ${rollover.next === 'nothing' ? 'border-stone-400 bg-stone-50' : 'border-amber-500 bg-amber-50'}`}
+      >
+        {t(`admin.ca.next.${rollover.next}`)}
+      </p>
+    </section>
+  );
 }
 
 /**
@@ -65,6 +108,7 @@ export function CaExpiryCard() {
           </ol>
         </>
       )}
+      {ca.data && <RolloverSection rollover={ca.data.rollover} />}
       {soonest !== undefined && soonest.days <= CA_WARNING_DAYS && (
         <p
           role="alert"
