@@ -1,5 +1,6 @@
 import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority.js';
 import type { KeyPairSupply } from '../../ca/key-pool.js';
+import type { LeafSigning } from '../../ca/leaf.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
 import type { TakPresence } from './presence.js';
 import { ocspQuestion, readOcspAnswer, type OcspAnswer } from '../../ca/ocsp-check.js';
@@ -101,6 +102,11 @@ export interface CertificateServiceOptions {
    * on this thread.
    */
   packing?: Pkcs12Packing;
+  /**
+   * Where members' certificates are built and signed when the CA's key is a file (the same
+   * `Pkcs12Workers`); default: by the CA, on this thread.
+   */
+  signing?: LeafSigning;
 }
 
 /**
@@ -139,6 +145,7 @@ export class CertificateService {
       this.metrics,
       options.keyPool,
       options.packing,
+      options.signing,
     );
   }
 
