@@ -23,8 +23,9 @@ import { certificateInPfx } from '../support/pfx-files.js';
 import { openInjectPortal, openTestPortal, type InjectPortal } from '../support/inject-portal.js';
 
 // The service packs keystores and truststores in worker threads (`openPortal`'s
-// `packInWorkers`, ca/pkcs12-workers.ts), so that a burst of downloads never holds the event
-// loop with their key derivations (bench/RESULTS.md, section 8b).
+// `packInWorkers`, ca/pkcs12-workers.ts), and builds and signs members' certificates there
+// (ca/leaf.ts), so that a burst of downloads never holds the event loop with their key
+// derivations or their certificates' ASN.1 and signatures (bench/RESULTS.md, section 8b).
 
 /**
  * Counts the PKCS#12 key derivations made on this (the main) thread: node-forge's PKCS#12 KDF
