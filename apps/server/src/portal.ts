@@ -82,8 +82,10 @@ export interface OpenPortalOptions {
    */
   keyPool?: boolean;
   /**
-   * Pack keystores and truststores in worker threads, one per minting slot, so that their key
-   * derivations never hold the event loop: the service does; the CLI packs on its own thread.
+   * Pack keystores and truststores in worker threads, one per minting slot, and build and sign
+   * members' certificates there (a file-key CA), so that neither their key derivations nor the
+   * certificates' ASN.1 and signatures hold the event loop: the service does; the CLI packs and
+   * signs on its own thread.
    */
   packInWorkers?: boolean;
   /**
@@ -250,6 +252,7 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
       mintingSlots,
       presence,
       packing,
+      ...(pkcs12Workers === undefined ? {} : { signing: pkcs12Workers }),
       ...(keysMadeAhead === undefined ? {} : { keyPool: keysMadeAhead }),
     },
   );

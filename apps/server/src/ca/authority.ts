@@ -20,12 +20,11 @@ import {
 } from './key-pair.js';
 import { OcspResponder, type OcspLookup } from './ocsp.js';
 import { isOcspSignerCurrent, loadOrIssueOcspSigner } from './ocsp-signer.js';
+import { signLeaf, type LeafOrder, type LeafSigning } from './leaf.js';
 import { decodePemBlocks, encodePem } from './pem.js';
-import { normalizeSerial, randomSerial } from './serial.js';
 import { FileKeySigner, type CaSigner } from './signer.js';
 import {
   LEAF_BACKDATE_MS,
-  leafExtensions,
   MAX_SERVER_VALIDITY_DAYS,
   publicationUrls,
   type LeafProfile,
@@ -326,38 +325,54 @@ export class CertificateAuthority {
   /**
    * A client certificate for a member: `CN={callsign}`, clientAuth, with a fresh key pair: the
    * one given (made ahead, of `keyAlgorithm`, never used before; the key pool's), or one made now.
+   * With `signing` (the service's worker threads) a file-key CA builds and signs it there.
    */
   async issueMemberCertificate(options: {
     callsign: string;
     validityDays: number;
     keyAlgorithm?: KeyAlgorithm;
     keyPair?: GeneratedKeyPair;
+    signing?: LeafSigning;
   }): Promise<IssuedCertificate> {
-    return this.issue(options.callsign, options.validityDays, 'client', {
-      keyAlgorithm: options.keyAlgorithm ?? 'rsa-2048',
-      ...(options.keyPair === undefined ? {} : { keyPair: options.keyPair }),
-    });
+    return this.issue(
+      options.callsign,
+      options.validityDays,
+      'client',
+      {
+        keyAlgorithm: options.keyAlgorithm ?? 'rsa-2048',
+        ...(options.keyPair === undefined ? {} : { keyPair: options.keyPair }),
+      },
+      options.signing,
+    );
   }
 
   /**
    * A client certificate for a member's key made elsewhere (the public key of a device's CSR):
    * the same profile as `issueMemberCertificate`, with TAK Server's channels EKU beside
    * clientAuth when `takChannels` (a TAK client that sent its `version`). Throws
-   * UnsupportedPublicKeyError for a key this CA does not sign (`acceptedPublicKeyType`).
+   * UnsupportedPublicKeyError for a key this CA does not sign (`acceptedPublicKeyType`). With
+   * `signing`, as `issueMemberCertificate`.
    */
   async signMemberCertificate(options: {
     callsign: string;
     validityDays: number;
     publicKey: KeyObject;
     takChannels?: boolean;
+    signing?: LeafSigning;
   }): Promise<SignedCertificate> {
     const keyType = acceptedPublicKeyType(options.publicKey);
     const publicKeyDer = options.publicKey.export({ type: 'spki', format: 'der' });
-    return this.sign(options.callsign, options.validityDays, publicKeyDer, {
-      purpose: 'client',
-      keyType,
-      ...(options.takChannels === true ? { takChannels: true } : {}),
-    });
+    return this.sign(
+      options.callsign,
+      options.validityDays,
+      publicKeyDer,
+      {
+        purpose: 'client',
+        keyType,
+        ...(options.takChannels === true ? { takChannels: true } : {}),
+      },
+      options.signing,
+    );
   }
 
   /**
@@ -471,6 +486,7 @@ export class CertificateAuthority {
       keyPair?: GeneratedKeyPair;
       subjectAltNames?: LeafProfile['subjectAltNames'];
     },
+    signing?: LeafSigning,
   ): Promise<IssuedCertificate> {
     checkLeafRequest(commonName, validityDays);
     if (
@@ -480,60 +496,63 @@ export class CertificateAuthority {
       throw new TypeError(`the key pair given is not a ${key.keyAlgorithm} key`);
     }
     const keyPair = key.keyPair ?? (await createKeyPair(key.keyAlgorithm));
-    const signed = await this.sign(commonName, validityDays, keyPair.publicKeyDer, {
-      purpose,
-      keyType: keyTypeOf(key.keyAlgorithm),
-      ...(key.subjectAltNames === undefined ? {} : { subjectAltNames: key.subjectAltNames }),
-    });
+    const signed = await this.sign(
+      commonName,
+      validityDays,
+      keyPair.publicKeyDer,
+      {
+        purpose,
+        keyType: keyTypeOf(key.keyAlgorithm),
+        ...(key.subjectAltNames === undefined ? {} : { subjectAltNames: key.subjectAltNames }),
+      },
+      signing,
+    );
     return { ...signed, privateKeyPem: privateKeyToPkcs8Pem(keyPair.privateKey) };
   }
 
-  /** Signs a leaf for the public key `publicKeyDer` (SubjectPublicKeyInfo, DER). */
+  /**
+   * Signs a leaf for the public key `publicKeyDer` (SubjectPublicKeyInfo, DER): here, or through
+   * `signing` when the CA's key can travel there (a file key: Node's WebCrypto; another
+   * provider's key, an HSM's, is used only on this thread).
+   */
   private async sign(
     commonName: string,
     validityDays: number,
     publicKeyDer: Buffer,
     profile: LeafProfile,
+    signing?: LeafSigning,
   ): Promise<SignedCertificate> {
     checkLeafRequest(commonName, validityDays);
     const now = this.now().getTime();
-    const signing = this.current;
-    const issuer = signing.signer.certificate;
+    const current = this.current;
+    const issuer = current.signer.certificate;
     const notBefore = now - this.leafBackdateMs;
     // A server certificate's whole span counts against the phones' limit, the backdating too.
     const end =
       profile.purpose === 'server'
         ? Math.min(now + validityDays * DAY_MS, notBefore + MAX_SERVER_VALIDITY_DAYS * DAY_MS)
         : now + validityDays * DAY_MS;
-    const certificate = await x509.X509CertificateGenerator.create(
-      {
-        serialNumber: randomSerial(),
-        subject: [{ CN: [commonName] }],
-        issuer: issuer.subjectName,
-        notBefore: new Date(notBefore),
-        // A certificate cannot usefully outlive its issuer.
-        notAfter: new Date(Math.min(end, issuer.notAfter.getTime())),
-        publicKey: publicKeyDer,
-        signingKey: signing.signer.privateKey,
-        signingAlgorithm: signing.signer.signingAlgorithm,
-        extensions: await leafExtensions(
-          profile,
-          publicKeyDer,
-          issuer,
-          signing.urls,
-          signing.signer.crypto,
-        ),
-      },
-      signing.signer.crypto,
-    );
-    return {
-      serial: normalizeSerial(certificate.serialNumber),
+    const order: LeafOrder = {
       commonName,
-      notBefore: certificate.notBefore,
-      notAfter: certificate.notAfter,
-      certificatePem: encodePem('CERTIFICATE', certificate.rawData),
-      chainPem: this.chainPemList(signing),
-      caGeneration: signing.generation,
+      notBefore,
+      // A certificate cannot usefully outlive its issuer.
+      notAfter: Math.min(end, issuer.notAfter.getTime()),
+      publicKeyDer,
+      profile,
+      issuerDer: new Uint8Array(issuer.rawData),
+      urls: current.urls,
+      signingKey: current.signer.privateKey,
+      signingAlgorithm: current.signer.signingAlgorithm,
+    };
+    const signed =
+      signing !== undefined && current.signer instanceof FileKeySigner
+        ? await signing.signLeaf(order)
+        : await signLeaf(order, current.signer.crypto);
+    return {
+      ...signed,
+      commonName,
+      chainPem: this.chainPemList(current),
+      caGeneration: current.generation,
     };
   }
 }

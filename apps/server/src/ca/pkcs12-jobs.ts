@@ -1,3 +1,4 @@
+import { signLeaf, type LeafOrder, type SignedLeaf } from './leaf.js';
 import { buildPkcs12, type KeystoreOptions } from './pkcs12.js';
 import { buildTrustStorePkcs12, type TrustStoreOptions } from './trust-store.js';
 
@@ -13,18 +14,27 @@ export interface Pkcs12Packing {
   trustStore(options: TrustStoreOptions): Promise<Buffer>;
 }
 
-/** One packing as it crosses to a worker: plain strings, nothing that needs cloning rules. */
+/**
+ * One job as it crosses to a packing worker: a packing (plain strings) or a leaf certificate to
+ * build and sign (`LeafOrder`: plain values and the CA's `CryptoKey`, which `postMessage` clones).
+ */
 export type Pkcs12Job =
   | { readonly kind: 'keystore'; readonly options: KeystoreOptions }
-  | { readonly kind: 'trustStore'; readonly options: TrustStoreOptions };
+  | { readonly kind: 'trustStore'; readonly options: TrustStoreOptions }
+  | { readonly kind: 'leaf'; readonly order: LeafOrder };
 
-/** Packs one job here: what a packing worker runs for each message. */
-export function runPkcs12Job(job: Pkcs12Job): Promise<Buffer> {
+/** What a job gives: a PKCS#12 file's bytes, or a signed leaf. */
+export type Pkcs12JobResult<J extends Pkcs12Job> = J extends { kind: 'leaf' } ? SignedLeaf : Buffer;
+
+/** Runs one job here: what a packing worker runs for each message. */
+export function runPkcs12Job(job: Pkcs12Job): Promise<Buffer | SignedLeaf> {
   switch (job.kind) {
     case 'keystore':
       return buildPkcs12(job.options);
     case 'trustStore':
       return buildTrustStorePkcs12(job.options);
+    case 'leaf':
+      return signLeaf(job.order);
   }
 }
 

@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { LeafOrder, LeafSigning, SignedLeaf } from './leaf.js';
 import type { KeystoreOptions } from './pkcs12.js';
-import type { Pkcs12Job, Pkcs12Packing } from './pkcs12-jobs.js';
+import type { Pkcs12Job, Pkcs12JobResult, Pkcs12Packing } from './pkcs12-jobs.js';
 import type { TrustStoreOptions } from './trust-store.js';
 
 const requireHere = createRequire(import.meta.url);
@@ -51,8 +52,8 @@ export async function load(url, context, next) {
  * The worker's program, evaluated as a plain CommonJS script (`eval: true`, as the key pool's
  * and the CRL's): it imports `pkcs12-jobs` (the same modules the main thread would pack with)
  * by its file URL and runs one job per message, answering with the file's bytes (transferred,
- * not copied) or with the error's name and message. A job's failure is answered; only a fault of
- * the thread itself ends it.
+ * not copied), the signed leaf (plain values), or the error's name and message. A job's failure
+ * is answered; only a fault of the thread itself ends it.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -67,8 +68,12 @@ const jobs = (async () => {
 })();
 parentPort.on('message', async (job) => {
   try {
-    const packed = await (await jobs).runPkcs12Job(job);
-    const bytes = new Uint8Array(packed);
+    const done = await (await jobs).runPkcs12Job(job);
+    if (!(done instanceof Uint8Array)) {
+      parentPort.postMessage({ value: done });
+      return;
+    }
+    const bytes = new Uint8Array(done);
     parentPort.postMessage({ bytes }, [bytes.buffer]);
   } catch (error) {
     parentPort.postMessage({
@@ -78,11 +83,12 @@ parentPort.on('message', async (job) => {
 });
 `;
 
-type Answer = { bytes: Uint8Array } | { error: { name: string; message: string } };
+type Answer =
+  { bytes: Uint8Array } | { value: SignedLeaf } | { error: { name: string; message: string } };
 
 interface Pending {
   readonly job: Pkcs12Job;
-  readonly resolve: (packed: Buffer) => void;
+  readonly resolve: (done: Buffer | SignedLeaf) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -95,12 +101,13 @@ interface Thread {
 
 /**
  * PKCS#12 packing in `size` worker threads (the service's: one per minting slot), so that the
- * key derivations and encryption of a burst of keystores never hold the event loop. Jobs wait
+ * key derivations and encryption of a burst of keystores never hold the event loop; members'
+ * certificates are built and signed there too (`LeafSigning`, for a file-key CA). Jobs wait
  * in order for a free thread. A job that fails is rejected with its error (a TypeError stays a
  * TypeError: the input was bad); a thread that dies rejects its job and is replaced by a new one
  * when the next job needs it; `close()` ends them all.
  */
-export class Pkcs12Workers implements Pkcs12Packing {
+export class Pkcs12Workers implements Pkcs12Packing, LeafSigning {
   private readonly slots: (Thread | undefined)[];
   private readonly queue: Pending[] = [];
   private closed = false;
@@ -121,6 +128,10 @@ export class Pkcs12Workers implements Pkcs12Packing {
     return this.run({ kind: 'trustStore', options });
   }
 
+  signLeaf(order: LeafOrder): Promise<SignedLeaf> {
+    return this.run({ kind: 'leaf', order });
+  }
+
   /** The worker threads running now (a dead one is replaced only when a job needs it). */
   get threads(): Worker[] {
     return this.slots.flatMap((thread) => (thread === undefined ? [] : [thread.worker]));
@@ -133,10 +144,16 @@ export class Pkcs12Workers implements Pkcs12Packing {
     await Promise.all(this.threads.map((worker) => worker.terminate()));
   }
 
-  private run(job: Pkcs12Job): Promise<Buffer> {
+  private run<J extends Pkcs12Job>(job: J): Promise<Pkcs12JobResult<J>> {
     if (this.closed) return Promise.reject(closedError());
     return new Promise((resolve, reject) => {
-      this.queue.push({ job, resolve, reject });
+      this.queue.push({
+        job,
+        resolve: (done) => {
+          resolve(done as Pkcs12JobResult<J>);
+        },
+        reject,
+      });
       this.dispatch();
     });
   }
@@ -179,7 +196,8 @@ export class Pkcs12Workers implements Pkcs12Packing {
       worker.unref();
       if (pending !== undefined) {
         if ('bytes' in answer) pending.resolve(Buffer.from(answer.bytes.buffer));
-        else pending.reject(packingError(answer.error));
+        else if ('value' in answer) pending.resolve(answer.value);
+        else pending.reject(jobError(pending.job, answer.error));
       }
       this.dispatch();
     });
@@ -210,8 +228,17 @@ function closedError(): Error {
   return new Error('the PKCS#12 packing workers are closed');
 }
 
-/** The worker's error as the same kind here: bad input stays a TypeError or RangeError. */
-function packingError({ name, message }: { name: string; message: string }): Error {
+/**
+ * The worker's error as the same kind here: bad input stays a TypeError or RangeError. A leaf's
+ * error names the certificate it was for.
+ */
+function jobError(job: Pkcs12Job, { name, message }: { name: string; message: string }): Error {
+  if (job.kind === 'leaf') {
+    const text = `signing the certificate for ${JSON.stringify(job.order.commonName)} failed: ${message}`;
+    if (name === 'TypeError') return new TypeError(text);
+    if (name === 'RangeError') return new RangeError(text);
+    return new Error(text);
+  }
   if (name === 'TypeError') return new TypeError(message);
   if (name === 'RangeError') return new RangeError(message);
   return new Error(`packing a PKCS#12 file failed: ${message}`);

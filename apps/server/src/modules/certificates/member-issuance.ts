@@ -9,6 +9,7 @@ import type {
   SignedCertificate,
 } from '../../ca/authority.js';
 import type { KeyPairSupply } from '../../ca/key-pool.js';
+import type { LeafSigning } from '../../ca/leaf.js';
 import {
   acceptedPublicKeyType,
   UnsupportedPublicKeyError,
@@ -147,6 +148,8 @@ export class MemberIssuer {
     private readonly keyPool?: KeyPairSupply,
     /** Where keystores are packed: the service's worker threads, or this thread. */
     private readonly packing: Pkcs12Packing = PACK_ON_THIS_THREAD,
+    /** Where a file-key CA builds and signs the certificates (the same threads); none: the CA's. */
+    private readonly signing?: LeafSigning,
   ) {}
 
   /** A certificate for a key made here (the private key comes back) or a device's key. */
@@ -343,6 +346,7 @@ export class MemberIssuer {
       validityDays: this.validityDays,
       keyAlgorithm: algorithm,
       ...(keyPair === undefined ? {} : { keyPair }),
+      ...(this.signing === undefined ? {} : { signing: this.signing }),
     });
   }
 
@@ -352,6 +356,7 @@ export class MemberIssuer {
       validityDays: this.validityDays,
       publicKey: key.publicKey,
       ...(key.takChannels === true ? { takChannels: true } : {}),
+      ...(this.signing === undefined ? {} : { signing: this.signing }),
     });
   }
 

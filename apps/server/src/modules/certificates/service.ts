@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import type { CertificateAuthority, IssuedCertificate } from '../../ca/authority.js';
 import type { KeyPairSupply } from '../../ca/key-pool.js';
+import type { LeafSigning } from '../../ca/leaf.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
 import type { TakPresence } from './presence.js';
 import { ocspQuestion, readOcspAnswer, type OcspAnswer } from '../../ca/ocsp-check.js';
@@ -108,6 +109,11 @@ export interface CertificateServiceOptions {
    * on this thread.
    */
   packing?: Pkcs12Packing;
+  /**
+   * Where members' certificates are built and signed when the CA's key is a file (the same
+   * `Pkcs12Workers`); default: by the CA, on this thread.
+   */
+  signing?: LeafSigning;
 }
 
 /**
@@ -153,6 +159,7 @@ export class CertificateService {
       this.metrics,
       options.keyPool,
       options.packing,
+      options.signing,
     );
   }
 
