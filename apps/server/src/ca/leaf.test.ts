@@ -112,10 +112,11 @@ describe('a member certificate signed in a packing worker', () => {
 
   it('a CA whose key is not a file (an HSM’s provider) signs on its own thread', async () => {
     // The same CA seen with another WebCrypto provider in front of its key.
-    const issuing = (ca as unknown as { issuing: object }).issuing;
+    // (The issuing CA that signs new keys now: a plain object in place of the file-key signer.)
+    const current = (ca as unknown as { current: { signer: object } }).current;
     const hsmLike = Object.create(ca) as CertificateAuthority;
-    Object.defineProperty(hsmLike, 'issuing', {
-      value: { ...issuing },
+    Object.defineProperty(hsmLike, 'current', {
+      value: { ...current, signer: { ...current.signer } },
     });
     const signLeafThere = vi.spyOn(workers, 'signLeaf');
     const signed = await hsmLike.issueMemberCertificate({
