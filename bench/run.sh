@@ -22,7 +22,7 @@ for arg in "$@"; do
   case "$arg" in
     --own-build) own_build=1 ;;
     --only=*)
-      [[ "${arg#--only=}" =~ api|growth|isolation|bulk|burst|members|enroll|ocsp ]] || wants_postgres=0
+      [[ "${arg#--only=}" =~ api|growth|isolation|bulk|burst|members|enroll|ocsp|directory ]] || wants_postgres=0
       args+=("$arg")
       ;;
     --quick | --record) args+=("$arg") ;;

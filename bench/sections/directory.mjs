@@ -2,25 +2,60 @@
 // (scripts/with-slapd.sh). 1,000 active members in 10 groups published from an empty subtree
 // (the first sync after PORTAL_LDAP_* is set), then how long a change takes to be visible in
 // the directory, measured from the call's start until an LDAP search (as TAK Server's account)
-// sees it: a member's groups changed, a member revoked. SQLite, in-process.
+// sees it: a member's groups changed, a member revoked. SQLite, and PostgreSQL when run.sh
+// started a server; in-process, a fresh slapd for each engine.
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'ldapts';
 import { fmt, importServer, loadAverage, percentile, repoDir, table } from '../lib/common.mjs';
+import { benchEngines, createPostgresDatabase } from '../lib/postgres.mjs';
 import { activeCallsign, seed } from '../lib/seed.mjs';
 
 const exec = promisify(execFile);
 const SCRIPT = path.join(repoDir, 'scripts', 'with-slapd.sh');
 const GROUPS = 10;
 
+const MEMBERS = 1000;
+
 /** @param {{ quick: boolean, workDir: string, log: (line: string) => void }} context */
 export async function directorySection({ quick, workDir, log }) {
-  const loadBefore = loadAverage();
-  const members = 1000;
   const changes = quick ? 20 : 100;
-  const slapdDir = path.join(workDir, 'slapd');
+  /** @type {string[][]} */
+  const rows = [];
+  /** @type {Record<string, unknown>} */
+  const results = {};
+  for (const engine of benchEngines()) {
+    const loadBefore = loadAverage();
+    const measured = await measureOn(engine, { changes, workDir, log });
+    const load = `${loadBefore} → ${loadAverage()}`;
+    rows.push(...measured.rows.map((row) => [engine.name, ...row, load]));
+    results[engine.name] = measured.results;
+  }
+  const markdown = [
+    '## Directory (LDAP publication, issue 29)',
+    '',
+    `slapd from Debian on loopback (scripts/with-slapd.sh, a fresh one for each engine), ${MEMBERS} active members`,
+    `in ${GROUPS} groups (two places each: ${MEMBERS} users, ${GROUPS * 2} group entries).`,
+    `Changes through the services as the API makes them, ${changes} of each kind, one at a time;`,
+    'visible = an LDAP search as TAK Server’s account sees it. Budget (architecture.md):',
+    '1,000 members from empty under 10 s, a change in LDAP within 1 s (p99).',
+    '',
+    table(['engine', 'what', 'p50 (or time)', 'p99', 'max', 'load average'], rows),
+    '',
+  ].join('\n');
+  return { markdown, results };
+}
+
+/**
+ * One engine's measurements against a slapd of its own.
+ * @param {{ name: string, url?: string }} engine
+ * @param {{ changes: number, workDir: string, log: (line: string) => void }} context
+ */
+async function measureOn(engine, { changes, workDir, log }) {
+  const members = MEMBERS;
+  const slapdDir = path.join(workDir, `slapd-${engine.name}`);
   const { stdout } = await exec('bash', [SCRIPT, '--start', slapdDir]);
   const vars = Object.fromEntries(
     stdout
@@ -32,8 +67,13 @@ export async function directorySection({ quick, workDir, log }) {
   await writeFile(passwordFile, vars.PORTAL_TEST_LDAP_PORTAL_PASSWORD);
   const { loadConfig } = await importServer('config.js');
   const { openPortal } = await importServer('portal.js');
+  const databaseUrl =
+    engine.url === undefined
+      ? undefined
+      : await createPostgresDatabase(engine.url, `bench_directory_${process.pid}`);
   const config = loadConfig({
-    PORTAL_DATA_DIR: path.join(workDir, 'directory-portal'),
+    PORTAL_DATA_DIR: path.join(workDir, `directory-portal-${engine.name}`),
+    ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
     PORTAL_LOG_LEVEL: 'silent',
     PORTAL_LDAP_URL: vars.PORTAL_TEST_LDAP_URL,
     PORTAL_LDAP_BIND_DN: vars.PORTAL_TEST_LDAP_PORTAL_DN,
@@ -47,7 +87,7 @@ export async function directorySection({ quick, workDir, log }) {
   const groupsDn = `ou=groups,${vars.PORTAL_TEST_LDAP_BASE_DN}`;
   try {
     log(
-      `  directory: ${members} members in ${GROUPS} groups, then ${changes} changes of each kind`,
+      `  directory (${engine.name}): ${members} members in ${GROUPS} groups, then ${changes} changes of each kind`,
     );
     await seed(portal.database.db, { active: members, pending: 0 });
     const actor = { callsign: 'bench', clientAddress: null };
@@ -144,21 +184,8 @@ export async function directorySection({ quick, workDir, log }) {
         fmt(Math.max(...revocation), 0) + ' ms',
       ],
     ];
-    const markdown = [
-      '## Directory (LDAP publication, issue 29)',
-      '',
-      `slapd from Debian on loopback (scripts/with-slapd.sh), SQLite, ${members} active members`,
-      `in ${GROUPS} groups (two places each: ${members} users, ${GROUPS * 2} group entries).`,
-      `Changes through the services as the API makes them, ${changes} of each kind, one at a time;`,
-      'visible = an LDAP search as TAK Server’s account sees it. Budget (architecture.md):',
-      '1,000 members from empty under 10 s, a change in LDAP within 1 s (p99).',
-      `Load average before: ${loadBefore}; after: ${loadAverage()}.`,
-      '',
-      table(['what', 'p50 (or time)', 'p99', 'max'], rows),
-      '',
-    ].join('\n');
     return {
-      markdown,
+      rows,
       results: { fromEmptyMs: fromEmpty, unchangedMs: unchanged, groupChange, revocation },
     };
   } finally {
