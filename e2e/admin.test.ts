@@ -1,11 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, firstAdmin } from './support/api.js';
+import { call } from './support/api.js';
 import {
   DESKTOP,
   keepScreenshot,
@@ -13,8 +12,9 @@ import {
   PHONE,
   seriousAccessibilityViolations,
 } from './support/browser.js';
-import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
+import { type KeyedBrowser } from './support/nss.js';
 import { checkPage } from './support/checks.js';
+import { firstAdminBrowser, type FirstAdminBrowser } from './support/first-admin-browser.js';
 import { startService, type Service } from './support/service.js';
 import { leafSerialOf } from '../apps/server/test/support/pfx-files.js';
 
@@ -27,24 +27,19 @@ const run = promisify(execFile);
 const ADMIN = 'Chief1';
 let service: Service;
 let keyed: KeyedBrowser;
-let undoPolicy: () => Promise<void>;
+let admin: FirstAdminBrowser;
 let workDir: string;
 let adminKey: { pfxFile: string; password: string };
 
 beforeAll(async () => {
   service = await startService({ PORTAL_RATE_LIMIT_FAILURES: '1000' });
-  workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-admin-e2e-'));
-  adminKey = { pfxFile: path.join(workDir, `${ADMIN}.pfx`), password: ADMIN };
-  await writeFile(adminKey.pfxFile, (await firstAdmin(service, ADMIN)).pfx);
-  undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
-  keyed = await browserWithKey(service.rootCaFile, adminKey);
+  admin = await firstAdminBrowser(service, ADMIN);
+  ({ keyed, key: adminKey, workDir } = admin);
 });
 
 afterAll(async () => {
-  await keyed.close();
-  await undoPolicy();
+  await admin.close();
   await service.stop();
-  await rm(workDir, { recursive: true, force: true });
 });
 
 /** A page of the admin's browser (their key in NSS); CSP bypassed only for the axe check. */

@@ -1,18 +1,13 @@
-import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { BrowserContextOptions } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, firstAdmin } from './support/api.js';
+import { call } from './support/api.js';
 import { DESKTOP, keepScreenshot, PHONE } from './support/browser.js';
-import {
-  allowCertificateSelection,
-  browserWithKey,
-  openKeyedPage,
-  type KeyedBrowser,
-} from './support/nss.js';
+import { openKeyedPage, type KeyedBrowser } from './support/nss.js';
 import { checkPage } from './support/checks.js';
+import { firstAdminBrowser, type FirstAdminBrowser } from './support/first-admin-browser.js';
 import { startService, type Service } from './support/service.js';
 
 // The audit log and the TAK readiness as an admin uses them (docs/operations.md, issue 19 and 15):
@@ -24,7 +19,7 @@ const ADMIN = 'Auditor1';
 const EVENTS = 1000;
 let service: Service;
 let keyed: KeyedBrowser;
-let undoPolicy: () => Promise<void>;
+let admin: FirstAdminBrowser;
 let workDir: string;
 let adminKey: { pfxFile: string; password: string };
 
@@ -117,19 +112,14 @@ async function seed(): Promise<void> {
 
 beforeAll(async () => {
   service = await startService({ PORTAL_RATE_LIMIT_FAILURES: '100000' });
-  workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-audit-e2e-'));
-  adminKey = { pfxFile: path.join(workDir, `${ADMIN}.pfx`), password: ADMIN };
-  await writeFile(adminKey.pfxFile, (await firstAdmin(service, ADMIN)).pfx);
-  undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
-  keyed = await browserWithKey(service.rootCaFile, adminKey);
+  admin = await firstAdminBrowser(service, ADMIN);
+  ({ keyed, key: adminKey, workDir } = admin);
   await seed();
 });
 
 afterAll(async () => {
-  await keyed.close();
-  await undoPolicy();
+  await admin.close();
   await service.stop();
-  await rm(workDir, { recursive: true, force: true });
 });
 
 /** A page of the admin's browser in `language`. */

@@ -1,17 +1,12 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approvedMember, call, firstAdmin } from './support/api.js';
+import { approvedMember, call } from './support/api.js';
 import { DESKTOP, keepScreenshot, PHONE } from './support/browser.js';
-import {
-  allowCertificateSelection,
-  browserWithKey,
-  openKeyedPage,
-  type KeyedBrowser,
-} from './support/nss.js';
+import { openKeyedPage, type KeyedBrowser } from './support/nss.js';
 import { checkPage } from './support/checks.js';
+import { firstAdminBrowser, type FirstAdminBrowser } from './support/first-admin-browser.js';
 import { startService, type Service } from './support/service.js';
 
 // The admin area for a real unit (issue 31, product.md §17) in Chromium with the admin's real
@@ -25,7 +20,7 @@ const MEMBERS = ['Alpha1', 'Alder2', 'Bravo3', 'Charlie4'];
 const DEPUTY = 'Deputy5';
 let service: Service;
 let keyed: KeyedBrowser;
-let undoPolicy: () => Promise<void>;
+let admin: FirstAdminBrowser;
 let workDir: string;
 let adminKey: { pfxFile: string; password: string };
 let deputyKey: { pfxFile: string; password: string };
@@ -45,9 +40,8 @@ async function waitingEnrollee(callsign: string): Promise<void> {
 
 beforeAll(async () => {
   service = await startService({ PORTAL_RATE_LIMIT_FAILURES: '1000' });
-  workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-members-e2e-'));
-  adminKey = { pfxFile: path.join(workDir, `${ADMIN}.pfx`), password: ADMIN };
-  await writeFile(adminKey.pfxFile, (await firstAdmin(service, ADMIN)).pfx);
+  admin = await firstAdminBrowser(service, ADMIN);
+  ({ keyed, key: adminKey, workDir } = admin);
   for (const callsign of MEMBERS) await approvedMember(service, adminKey, callsign);
   deputyKey = { pfxFile: path.join(workDir, `${DEPUTY}.pfx`), password: DEPUTY };
   await writeFile(deputyKey.pfxFile, await approvedMember(service, adminKey, DEPUTY));
@@ -56,15 +50,11 @@ beforeAll(async () => {
   );
   await waitingEnrollee('Waiting1');
   await waitingEnrollee('Waiting2');
-  undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
-  keyed = await browserWithKey(service.rootCaFile, adminKey);
 });
 
 afterAll(async () => {
-  await keyed.close();
-  await undoPolicy();
+  await admin.close();
   await service.stop();
-  await rm(workDir, { recursive: true, force: true });
 });
 
 /** A page of the admin's browser in `language`. */

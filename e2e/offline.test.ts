@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, firstAdmin } from './support/api.js';
+import { call } from './support/api.js';
 import { DESKTOP, keepScreenshot, PHONE } from './support/browser.js';
-import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
+import { browserWithKey, type KeyedBrowser } from './support/nss.js';
+import { firstAdminBrowser, type FirstAdminBrowser } from './support/first-admin-browser.js';
 import { startService, type Service } from './support/service.js';
 
 // The offline guides (issue 19): the built app's service worker precaches the shell, the
@@ -37,24 +37,19 @@ const GUIDE_TEXT = JSON.parse(
 
 let service: Service;
 let workDir: string;
-let undoPolicy: () => Promise<void>;
+let admin: FirstAdminBrowser;
 let keyed: KeyedBrowser;
 let adminKey: { pfxFile: string; password: string };
 
 beforeAll(async () => {
   service = await startService();
-  workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-offline-'));
-  adminKey = { pfxFile: path.join(workDir, 'Base1.pfx'), password: 'Base1' };
-  await writeFile(adminKey.pfxFile, (await firstAdmin(service, 'Base1')).pfx);
-  undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
-  keyed = await browserWithKey(service.rootCaFile, adminKey);
+  admin = await firstAdminBrowser(service, 'Base1');
+  ({ keyed, key: adminKey, workDir } = admin);
 });
 
 afterAll(async () => {
-  await keyed.close();
-  await undoPolicy();
+  await admin.close();
   await service.stop();
-  await rm(workDir, { recursive: true, force: true });
 });
 
 /** Opens `url` online and waits until the service worker is active (its precache complete). */

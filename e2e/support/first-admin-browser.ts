@@ -9,7 +9,9 @@ export interface FirstAdminBrowser {
   keyed: KeyedBrowser;
   /** The admin's .pfx (password: the callsign), for API calls with the key. */
   key: { pfxFile: string; password: string };
-  /** Closes the browser, takes the certificate policy back and deletes the key file. */
+  /** The key's own directory, for whatever else a test writes (deleted by `close`). */
+  workDir: string;
+  /** Closes the browser, takes the certificate policy back and deletes the key's directory. */
   close(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function firstAdminBrowser(
   return {
     keyed,
     key,
+    workDir,
     async close() {
       await keyed.close();
       await undoPolicy();
