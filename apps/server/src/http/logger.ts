@@ -13,8 +13,10 @@ export function loggerOptions(
   return {
     level,
     ...(stream === undefined ? {} : { stream }),
+    // Not `*.code`: that would hide an error's code (ECONNREFUSED, SQLITE_BUSY), which says
+    // what failed. No login or invite code is logged as a field; URLs go through redactUrl.
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', '*.jwt', '*.code', '*.token'],
+      paths: ['req.headers.authorization', 'req.headers.cookie', '*.jwt', '*.token'],
       censor: '[redacted]',
     },
   };
