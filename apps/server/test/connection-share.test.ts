@@ -4,6 +4,7 @@ import tls from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testEngines } from '../src/db/test-engines.testing.js';
+import { UNPROVEN_GRACE_MS } from '../src/tls/connection-share.js';
 import { portalOnScratchDatabase } from './support/portal-on-engine.js';
 import { startTestPortal, type TestPortal } from './support/test-portal.js';
 
@@ -154,6 +155,23 @@ describe.each(testEngines())('on $name', (engine) => {
     expect(statuses).toEqual([200, 200, 200, 200, 200]);
     // The attacker's extra connections were counted for the operator to see.
     expect(await turnedAway('address_share')).toBeGreaterThan(shareBefore);
+  });
+
+  it('serves a member when a few addresses fill the pool with silent connections, once those are past their grace', async () => {
+    const madeRoomBefore = await turnedAway('made_room');
+    const attackers = ['127.0.0.5', '127.0.0.6', '127.0.0.7', '127.0.0.8'];
+    // Each within its share, together the whole pool: connections that never say hello, opened
+    // again as soon as they are closed.
+    for (const attacker of attackers) {
+      holdConnections(MAX_UNPROVEN_PER_ADDRESS, () =>
+        net.connect({ host: '127.0.0.1', port: portal.port, localAddress: attacker }),
+      );
+    }
+    await until(async () => (await openConnections()) === MAX_CONNECTIONS);
+    await sleep(UNPROVEN_GRACE_MS + 200);
+
+    expect((await healthCheck('127.0.0.1')).status).toBe(200);
+    expect(await turnedAway('made_room')).toBeGreaterThan(madeRoomBefore);
   });
 
   it('serves a new client when the pool is full of idle kept-alive connections, closing the oldest idle one', async () => {

@@ -58,7 +58,11 @@ function get(
 
 describe('the plain listener (behind a proxy)', () => {
   it('keeps the same share as the TLS listener: unproven per address, idle ones make room', async () => {
-    const port = await start({ maxConnections: 3, maxUnprovenPerAddress: 1 });
+    const port = await start({
+      maxConnections: 3,
+      maxUnprovenPerAddress: 1,
+      unprovenGraceMs: 60_000,
+    });
     const silent = connect(port, '127.0.0.2');
     await sleep(50);
     expect(await closedWithin(connect(port, '127.0.0.2'), 2_000)).toBe(true);

@@ -12,7 +12,11 @@ afterEach(() => {
 });
 
 /** A listener admitting by `limits`; what it was told, and whether each accepted socket stayed. */
-async function listening(limits: { maxConnections?: number; maxUnprovenPerAddress?: number }) {
+async function listening(limits: {
+  maxConnections?: number;
+  maxUnprovenPerAddress?: number;
+  unprovenGraceMs?: number;
+}) {
   const told: TurnedAwayReason[] = [];
   const kept: boolean[] = [];
   const share = createConnectionShare({ ...limits, turnedAway: (reason) => told.push(reason) });
@@ -22,6 +26,8 @@ async function listening(limits: { maxConnections?: number; maxUnprovenPerAddres
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const sockets: net.Socket[] = [];
+  /** Whether each connection made has been closed by the listener. */
+  const closed: boolean[] = [];
   opened.push({
     close() {
       for (const socket of sockets) socket.destroy();
@@ -33,11 +39,15 @@ async function listening(limits: { maxConnections?: number; maxUnprovenPerAddres
   const connect = async () => {
     const decided = kept.length;
     const socket = net.connect({ host: '127.0.0.1', port });
+    const index = closed.push(false) - 1;
     socket.on('error', () => undefined);
+    socket.on('close', () => {
+      closed[index] = true;
+    });
     sockets.push(socket);
     while (kept.length === decided) await new Promise((resolve) => setImmediate(resolve));
   };
-  return { told, kept, connect };
+  return { told, kept, closed, connect };
 }
 
 describe('the connection share tells why it closed a connection', () => {
@@ -49,10 +59,29 @@ describe('the connection share tells why it closed a connection', () => {
   });
 
   it('a full pool with nothing idle to close', async () => {
-    const { told, kept, connect } = await listening({ maxConnections: 2 });
+    // Every connection within its grace: none may be closed for the newcomer.
+    const { told, kept, connect } = await listening({ maxConnections: 2, unprovenGraceMs: 60_000 });
     for (let index = 0; index < 3; index += 1) await connect();
     expect(kept).toEqual([true, true, false]);
     expect(told).toEqual(['pool_full']);
+  });
+
+  it('room made by closing the oldest connection that stayed unproven past its grace', async () => {
+    const { told, kept, closed, connect } = await listening({
+      maxConnections: 2,
+      unprovenGraceMs: 100,
+    });
+    await connect();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await connect();
+    await connect();
+    expect(kept).toEqual([true, true, true]);
+    expect(told).toEqual(['made_room']);
+    await expect.poll(() => closed).toEqual([true, false, false]);
+    // The second is still within its grace, the third newer: the next newcomer is refused.
+    await connect();
+    expect(kept).toEqual([true, true, true, false]);
+    expect(told).toEqual(['made_room', 'pool_full']);
   });
 
   it('nothing while every connection is within the limits', async () => {

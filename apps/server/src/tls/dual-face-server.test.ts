@@ -270,7 +270,10 @@ describe('the TLS listener', () => {
 
   it('refuses connection N+1 while N are open and none is idle, and takes one again after one closes', async () => {
     const maxConnections = 3;
-    const { server, port } = await start({ connectionLimits: { maxConnections } });
+    // Within their grace, the unproven connections held here may not be closed for a newcomer.
+    const { server, port } = await start({
+      connectionLimits: { maxConnections, unprovenGraceMs: 60_000 },
+    });
     const held = [connect(port), connect(port), connect(port)];
     await waitFor(async () => (await openConnections(server)) === maxConnections);
 
@@ -284,7 +287,7 @@ describe('the TLS listener', () => {
   it('makes room by closing an idle kept-alive connection, never one with a request in flight', async () => {
     let release: () => void = () => undefined;
     const { server, port } = await start({
-      connectionLimits: { maxConnections: 2 },
+      connectionLimits: { maxConnections: 2, unprovenGraceMs: 60_000 },
       handler: (request, response) => {
         if (request.url === '/hold') release = () => response.end('held');
         else response.end('probe');
