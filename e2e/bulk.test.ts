@@ -7,6 +7,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, firstAdmin } from './support/api.js';
 import { DESKTOP, keepScreenshot, launchBrowser, PHONE } from './support/browser.js';
+import { qrCodesIn } from './support/qr.js';
 import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
 import { startService, type Service } from './support/service.js';
 
@@ -63,40 +64,44 @@ async function pageText(pdf: string, page: number): Promise<string> {
   return stdout;
 }
 
-/** The zbarimg exit status when it read no code in the image (zbarimg(1)). */
-const ZBAR_NO_CODE = 4;
+/** A slip on the printed sheet (slips-print.css: 2 across, 4 down on A4, no page margin), in mm. */
+const SLIP_MM = { width: 105, height: 74.25 };
 
 /**
  * The QR codes on one sheet of the PDF, read one slip at a time as a member's phone reads a slip
- * cut from it: each of the 8 slips (2 across, 4 down, 105 x 74.25 mm on A4 with no page margin,
- * slips-print.css) rendered at 150 dpi as a printer would and decoded by ZBar. ZBar given the
- * whole sheet at once misses about one code in a hundred that it reads on the slip alone.
+ * cut from it: each of the 8 slips rendered at 150 dpi as a printer would and decoded by ZBar.
+ * ZBar given the whole sheet at once misses about one code in a hundred that it reads on the slip
+ * alone.
  */
 async function pageQrCodes(pdf: string, page: number): Promise<string[]> {
   const dpi = 150;
-  const toPixels = (mm: number) => Math.round((mm / 25.4) * dpi);
+  const toPixels = (mm: number) => String(Math.round((mm / 25.4) * dpi));
   const codes: string[] = [];
   for (let slip = 0; slip < 8; slip += 1) {
     const prefix = path.join(workDir, `slip-${String(page)}-${String(slip)}`);
+    const left = (slip % 2) * SLIP_MM.width;
+    const top = Math.floor(slip / 2) * SLIP_MM.height;
     await run('pdftoppm', [
-      ...['-r', String(dpi), '-png', '-singlefile', '-f', String(page), '-l', String(page)],
-      ...[
-        '-x',
-        String(toPixels((slip % 2) * 105)),
-        '-y',
-        String(toPixels(Math.floor(slip / 2) * 74.25)),
-      ],
-      ...['-W', String(toPixels(105)), '-H', String(toPixels(74.25)), pdf, prefix],
+      '-r',
+      String(dpi),
+      '-png',
+      '-singlefile',
+      '-f',
+      String(page),
+      '-l',
+      String(page),
+      '-x',
+      toPixels(left),
+      '-y',
+      toPixels(top),
+      '-W',
+      toPixels(SLIP_MM.width),
+      '-H',
+      toPixels(SLIP_MM.height),
+      pdf,
+      prefix,
     ]);
-    const args = ['--raw', '-q', '-Sdisable', '-Sqrcode.enable', `${prefix}.png`];
-    const stdout = await run('zbarimg', args).then(
-      (result) => result.stdout,
-      (error: unknown) => {
-        if ((error as { code?: unknown }).code === ZBAR_NO_CODE) return '';
-        throw error;
-      },
-    );
-    codes.push(...stdout.split('\n').filter((line) => line !== ''));
+    codes.push(...(await qrCodesIn(`${prefix}.png`)));
   }
   return codes;
 }

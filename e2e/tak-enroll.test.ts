@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -23,6 +22,7 @@ import {
   openWithKey,
   type KeyedBrowser,
 } from './support/nss.js';
+import { qrCodesIn } from './support/qr.js';
 import { startService, type Service } from './support/service.js';
 
 // One-scan TAK enrollment in a real browser (issue 16): invite, callsign and the admin's
@@ -214,12 +214,7 @@ async function top(locator: Locator): Promise<number> {
 async function decodeQr(locator: Locator, name: string): Promise<string> {
   const file = path.join(workDir, `${name}.png`);
   await locator.screenshot({ path: file });
-  return new Promise((resolve, reject) => {
-    execFile('zbarimg', ['--raw', '-q', file], (error, stdout, stderr) => {
-      if (error !== null) reject(new Error(`zbarimg: ${error.message} ${stderr}`));
-      else resolve(stdout.replace(/\n$/, ''));
-    });
-  });
+  return (await qrCodesIn(file)).join('\n');
 }
 
 /** Keeps the whole page and, to read at full size, the card alone; then the axe check. */
