@@ -161,7 +161,8 @@ export class PortalMetrics implements CertificateMetrics {
     name: `${PREFIX}connections_turned_away_total`,
     help:
       'Connections the listener closed by its share rule, by listener and reason (an address ' +
-      'over its share of unproven connections, the pool full, an idle one closed to make room)',
+      'over its share of unproven connections, the pool full, one closed to make room: still ' +
+      'unproven after its grace, else the longest idle)',
     labelNames: ['listener', 'reason'] as const,
     registers: [this.registry],
   });
