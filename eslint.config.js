@@ -5,6 +5,7 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import { defineConfig } from 'eslint/config';
 import globals from 'globals';
+import folderCyclesPlugin from './eslint-rules/folder-cycles.js';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -68,10 +69,12 @@ const importBoundaries = [
   },
   {
     // The server's lower layers know nothing of the modules, the HTTP layer or the CLI.
-    target: ['ca', 'tls', 'db', 'tak', 'metrics'].map((layer) => shippedIn(`${SERVER}/${layer}`)),
+    target: ['ca', 'tls', 'db', 'tak', 'metrics', 'directory'].map((layer) =>
+      shippedIn(`${SERVER}/${layer}`),
+    ),
     from: [`${SERVER}/modules`, `${SERVER}/http`, `${SERVER}/cli`, `${SERVER}/cli.ts`],
     message:
-      'ca/, tls/, db/, tak/ and metrics/ import nothing from modules/, http/ or the CLI: pass what they need in (an interface they declare, a value).',
+      'ca/, tls/, db/, tak/, metrics/ and directory/ import nothing from modules/, http/ or the CLI: pass what they need in (an interface they declare, a value).',
   },
   ...serverModules.map((module) => ({
     // Everything shipped outside the module: the other modules, http/, the CLI, portal.ts, ...
@@ -176,6 +179,15 @@ export default defineConfig(
     settings: { 'import-x/extensions': ['.ts'] },
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  {
+    // No cycle between module folders either, routes included (eslint-rules/folder-cycles.js):
+    // a route of people that imports certificates, while certificates imports people, is one.
+    files: [shippedIn(`${SERVER}/modules`)],
+    plugins: { local: folderCyclesPlugin },
+    rules: {
+      'local/folder-cycles': ['error', { modulesDir: `${import.meta.dirname}/${SERVER}/modules` }],
     },
   },
   {

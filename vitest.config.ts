@@ -33,6 +33,15 @@ export default defineConfig({
     ...(fastTier ? { maxWorkers: os.availableParallelism(), isolate: false } : {}),
     projects: [
       {
+        // The repository's own tooling: lint rules and the docs held against the code.
+        extends: true,
+        test: {
+          name: 'repo',
+          include: ['eslint-rules/**/*.test.js', 'docs/**/*.test.js'],
+          environment: 'node',
+        },
+      },
+      {
         extends: true,
         test: {
           name: 'contract',

@@ -12,6 +12,7 @@ import type { MemberLookup } from './modules/auth/identity.js';
 import { DatabaseFailureBudget } from './modules/auth/failure-budget.js';
 import { demoteMember } from './commands/demote-member.js';
 import { revokeMemberAsAdmin } from './commands/revoke-member.js';
+import { revocationReceipt } from './modules/certificates/revocation-receipt.js';
 import { TokenService } from './modules/auth/token-service.js';
 import { defaultConcurrentMints, MintingSlots } from './modules/certificates/minting-limits.js';
 import { TakPresence } from './modules/certificates/presence.js';
@@ -164,8 +165,16 @@ function buildServices(
     people: new PeopleService(db, now, directory),
     // A revoked member leaves the directory, a demoted one its admins group, right after commit.
     memberCommands: {
-      revoke: (actor, callsign) =>
-        thenPublish(directory, revokeMemberAsAdmin(db, certificates, actor, callsign, now())),
+      revoke: async (actor, callsign, onCheckError = () => undefined) => {
+        const revoked = await thenPublish(
+          directory,
+          revokeMemberAsAdmin(db, certificates, actor, callsign, now()),
+        );
+        return {
+          ...revoked,
+          receipt: await revocationReceipt(certificates, revoked, onCheckError),
+        };
+      },
       demote: (actor, callsign) => thenPublish(directory, demoteMember(db, actor, callsign, now())),
     },
     groups: new GroupService(db, now, directory),

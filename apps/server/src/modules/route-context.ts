@@ -6,6 +6,7 @@ import type { MemberLookup } from './auth/identity.js';
 import type { TokenService } from './auth/token-service.js';
 import type { BulkService } from './bulk/service.js';
 import type { KeyLifecycle } from './certificates/key-lifecycle.js';
+import type { RevocationReceipt } from './certificates/revocation-receipt.js';
 import type { TakPresence } from './certificates/presence.js';
 import type { CertificateService } from './certificates/service.js';
 import type { CaRolloverService } from './certificates/rollover.js';
@@ -65,8 +66,16 @@ export interface PortalServices {
 
 /** Revoking and demoting a member change people, certificates and invites at once (commands/). */
 export interface MemberCommands {
-  /** DELETE people/{callsign}: the member and every key they hold revoked, their invites stopped. */
-  revoke(actor: Actor, callsign: string): Promise<RevocationResult>;
+  /**
+   * DELETE people/{callsign}: the member and every key they hold revoked, their invites stopped;
+   * then the receipt, read back from the CRL and OCSP after the commit. A check that fails is
+   * given to `onCheckError` (for the log) and reported as null: the revocation has happened.
+   */
+  revoke(
+    actor: Actor,
+    callsign: string,
+    onCheckError?: (error: unknown, check: 'crl' | 'ocsp') => void,
+  ): Promise<RevocationResult & { receipt: RevocationReceipt }>;
   /** POST enrollment/demote: the admin role taken, the invites they made deactivated. */
   demote(actor: Actor, callsign: string): Promise<string>;
 }

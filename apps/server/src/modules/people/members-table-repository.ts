@@ -203,3 +203,28 @@ function toRow(row: RawRow): MemberTableRow {
     lastSeenTakAt: numberOrNull(row.last_seen_tak_at),
   };
 }
+
+/**
+ * The names of the groups each of `callsigns` belongs to (docs/directory.md), by lower-cased
+ * callsign, in one query: the one place the members table reads groups from. The groups module
+ * owns `member_groups`; a repository may read another module's table, never write it.
+ * `member_groups` names the callsign as the members row has it.
+ */
+export async function groupsOfMembers(
+  executor: Executor,
+  callsigns: readonly string[],
+): Promise<ReadonlyMap<string, readonly string[]>> {
+  const groups = new Map<string, string[]>();
+  if (callsigns.length === 0) return groups;
+  const rows = await executor
+    .selectFrom('member_groups')
+    .select(['callsign', 'group_name'])
+    .where('callsign', 'in', [...callsigns])
+    .orderBy('group_name')
+    .execute();
+  for (const row of rows) {
+    const key = row.callsign.toLowerCase();
+    groups.set(key, [...(groups.get(key) ?? []), row.group_name]);
+  }
+  return groups;
+}

@@ -9,9 +9,9 @@ import {
 } from '@callsign/contract';
 import type { Executor } from '../../db/transaction.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
-import { groupsOfMembers } from './member-groups.js';
 import {
   findMemberTableRow,
+  groupsOfMembers,
   listMemberTableRows,
   sortValueOf,
   type MemberTableCursor,

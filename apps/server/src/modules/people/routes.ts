@@ -15,7 +15,7 @@ import {
   roleChangeResponseSchema,
 } from '@callsign/contract';
 import { callerOf } from '../auth/access.js';
-import { revocationReceipt, type RevocationReceipt } from '../certificates/revocation-receipt.js';
+import type { RevocationReceipt } from '../certificates/revocation-receipt.js';
 import type { RouteContext } from '../route-context.js';
 
 /**
@@ -23,7 +23,7 @@ import type { RouteContext } from '../route-context.js';
  * admin/members and admin/members/{callsign} (admin).
  */
 export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext): void {
-  const { people, certificates, memberCommands } = context.services;
+  const { people, memberCommands } = context.services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   app.get(
@@ -70,14 +70,17 @@ export function registerPeopleRoutes(app: FastifyInstance, context: RouteContext
     },
     async (request) => {
       const { actor } = callerOf(request);
-      const revoked = await memberCommands.revoke(actor, request.params.callsign);
-      const receipt = await revocationReceipt(certificates, revoked, (error, check) => {
-        request.log.error({ err: error, check }, 'revocation receipt: check failed');
-      });
+      const revoked = await memberCommands.revoke(
+        actor,
+        request.params.callsign,
+        (error, check) => {
+          request.log.error({ err: error, check }, 'revocation receipt: check failed');
+        },
+      );
       return {
         success: true as const,
         invite_code: revoked.inviteCode,
-        receipt: receiptAnswer(receipt),
+        receipt: receiptAnswer(revoked.receipt),
       };
     },
   );
