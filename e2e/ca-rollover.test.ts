@@ -8,7 +8,7 @@ import { firstAdminBrowser, type FirstAdminBrowser } from './support/first-admin
 import { openKeyedPage } from './support/nss.js';
 import { startService, type Service } from './support/service.js';
 
-// The CA rollover as an admin sees it (product.md §16): after `ca rollover begin` (the built CLI
+// The CA rollover as an admin sees it (docs/operations.md#rolling-the-issuing-ca-over): after `ca rollover begin` (the built CLI
 // on the service's data directory), the admin home's CA card says a rollover is under way, how
 // many members are still on the old issuing CA and what to do next, and the admin, whose own key
 // is on the old CA, gets the banner with the date to renew by. On a phone and a laptop, in

@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { DESKTOP, keepScreenshot, launchBrowser, PHONE } from './support/browser.js';
 import { startService, type Service } from './support/service.js';
 
-// Past the failure budget (product.md §3) the server answers 429 with Retry-After; the login
+// Past the failure budget (docs/api.md#the-failure-budgets-arithmetic) the server answers 429 with Retry-After; the login
 // page says how long to wait, in the reader's language, on a phone and on a laptop. The budget
 // is two failures here, so one wrong code spends it; every page of the run then comes from the
 // same address, as a unit behind one NAT does.

@@ -15,7 +15,7 @@ import {
 } from './support/nss.js';
 import { startService, type Service } from './support/service.js';
 
-// Groups as an admin and a member use them (product.md §15, issue 29), the built service
+// Groups as an admin and a member use them (docs/directory.md, issue 29), the built service
 // publishing to Debian's slapd: the admin home's directory card, the groups page, a member put
 // in a group from the user dialog (and seen in the directory as TAK Server reads it), the
 // member's home listing it. Screenshots on a phone and a desktop, in English and Finnish

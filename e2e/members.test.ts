@@ -9,7 +9,7 @@ import { checkPage } from './support/checks.js';
 import { firstAdminBrowser, type FirstAdminBrowser } from './support/first-admin-browser.js';
 import { startService, type Service } from './support/service.js';
 
-// The admin area for a real unit (issue 31, product.md §17) in Chromium with the admin's real
+// The admin area for a real unit (issue 31, docs/api.md#the-members-table) in Chromium with the admin's real
 // key: the navigation on every admin page with the count of people waiting, the members table
 // that filters as the admin types, the member's own page whose promote and demote ask first and
 // name what follows, and actions on yourself turned off with the reason. Screenshots (members-*)

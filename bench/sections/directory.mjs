@@ -1,4 +1,4 @@
-// Section directory: the LDAP publication (issue 29, product.md §15) against Debian's slapd
+// Section directory: the LDAP publication (issue 29, docs/directory.md) against Debian's slapd
 // (scripts/with-slapd.sh). 1,000 active members in 10 groups published from an empty subtree
 // (the first sync after PORTAL_LDAP_* is set), then how long a change takes to be visible in
 // the directory, measured from the call's start until an LDAP search (as TAK Server's account)

@@ -1,4 +1,4 @@
-// Section 11: the admin's members table (issue 31, product.md §17): a page of GET admin/members
+// Section 11: the admin's members table (issue 31, docs/api.md#the-members-table): a page of GET admin/members
 // at 10,000 members, searched and sorted, on SQLite and PostgreSQL. Budget: p99 < 20 ms a page,
 // search included (one client on a kept-alive connection).
 import path from 'node:path';

@@ -1,5 +1,5 @@
 // Section 10: the OCSP responder on the hot path (issues 25 and 32). TAK Server asks on every
-// client connection (product.md §13), and anyone may ask (plain HTTP, no identity). On SQLite
+// client connection (docs/operations.md#tak-readiness), and anyone may ask (plain HTTP, no identity). On SQLite
 // and PostgreSQL: a cached answer's p50 on one kept-alive connection (budget 2 ms), answers a
 // second with 10 kept-alive clients (budget 5,000 on two cores), private-key signatures per
 // cached answer read from the portal's /metrics (budget zero), how soon after a revocation through

@@ -78,7 +78,7 @@ const addressList = z
   });
 
 /**
- * The callsigns nobody may take (product.md §2): the built-in names and the operator's
+ * The callsigns nobody may take (docs/api.md#sign-in-and-enrollment): the built-in names and the operator's
  * (comma-separated), lower-cased. An entry that is no callsign could never match: refused.
  */
 const reservedCallsigns = z
@@ -263,7 +263,7 @@ export const ENVIRONMENT_VARIABLES: readonly string[] = Object.keys(environmentS
  */
 export type TlsMode = 'builtin' | 'proxy';
 
-/** The directory the portal publishes to (product.md §15, docs/directory.md). */
+/** The directory the portal publishes to (docs/directory.md). */
 export interface LdapConfig {
   url: string;
   bindDn: string;

@@ -53,7 +53,7 @@ function describeFaces(config: Config): string {
 }
 
 /**
- * Whether phones trust the TAK enrollment face by themselves (product.md §9): a banner line and
+ * Whether phones trust the TAK enrollment face by themselves (docs/tak.md#one-scan-enrollment-the-tak-enrollment-face): a banner line and
  * a log line, a warning when they will need the trust package first.
  */
 async function announcePhoneTrust({ app, portal }: RunningPortal): Promise<void> {

@@ -60,7 +60,7 @@ export interface Portal extends RouteContext {
   /** What this process counts for Prometheus (served by the metrics listener, if any). */
   metrics: PortalMetrics;
   /**
-   * The reconciler of the LDAP directory (`PORTAL_LDAP_*`, product.md §15); undefined without
+   * The reconciler of the LDAP directory (`PORTAL_LDAP_*`, docs/directory.md); undefined without
    * one. The service starts it (`openPortal`'s `directorySync`); in the CLI a change still
    * publishes at once, and `close()` waits for it.
    */

@@ -12,7 +12,7 @@ import { Scrape } from './support/prometheus-text.js';
 import { startSlapd, type SlapdDirectory } from './support/slapd.js';
 
 /**
- * Publication to a real directory (product.md §15, docs/directory.md): Debian's slapd, started
+ * Publication to a real directory (docs/directory.md): Debian's slapd, started
  * by scripts/with-slapd.sh, on both engines. Members and groups appear as TAK Server's LDAP
  * authenticator reads them (memberOf, the _READ/_WRITE suffixes, the admins group); a change
  * and a revocation reach it within a second; with the directory stopped, changes wait and are

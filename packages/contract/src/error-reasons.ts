@@ -10,7 +10,7 @@ export const ERROR_REASONS = [
   'last_admin',
   /** 409: a key, TAK enrollment or renewal code for another admin, made by an admin. */
   'admin_key_for_admin',
-  /** 403: the sign-in's 24 hours of handing out keys are over (product.md §2, shared devices). */
+  /** 403: the sign-in's 24 hours of handing out keys are over (docs/api.md#sign-in-and-enrollment, shared devices). */
   'enrollment_keys_ended',
 ] as const;
 

@@ -38,7 +38,7 @@ export const apiPaths = {
   personGroups: (callsign: string) => `${API_PREFIX}/people/${encodeURIComponent(callsign)}/groups`,
   /** GET: the caller's own groups. */
   myGroups: `${API_PREFIX}/me/groups`,
-  /** GET (admin): the directory's publication state (LDAP, product.md §15). */
+  /** GET (admin): the directory's publication state (LDAP, docs/directory.md). */
   directory: `${API_PREFIX}/admin/directory`,
   bulk: `${API_PREFIX}/enrollment/bulk`,
   bulkCheck: `${API_PREFIX}/enrollment/bulk/check`,

@@ -6,7 +6,7 @@ import { createIssuingCa, exportCaKey } from './hierarchy.js';
 import { encodePem } from './pem.js';
 
 /**
- * `ca adopt` (product.md §16): an existing CA, such as the one TAK Server's certificate scripts
+ * `ca adopt` (docs/tak.md#already-running-tak-server-use-its-ca): an existing CA, such as the one TAK Server's certificate scripts
  * make (`ca.pem` and `ca-do-not-share.key`, optionally an intermediate), becomes the portal's.
  * Everything is checked here, before anything is written; the result is the material of the
  * four CA files (ca-files.ts): the adopted CA with its key as the "root" files, and either an

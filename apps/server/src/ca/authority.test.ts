@@ -380,7 +380,7 @@ describe('member certificates', () => {
       ca.signMemberCertificate({ callsign: 'Device5', validityDays: 30, publicKey: weak }),
     ).rejects.toThrow(UnsupportedPublicKeyError);
 
-    // TAK Server's channels EKU, for a TAK client that sent its version (product.md §14).
+    // TAK Server's channels EKU, for a TAK client that sent its version (docs/tak.md#what-was-tried-and-what-was-not).
     const channels = await ca.signMemberCertificate({
       callsign: 'Device7',
       validityDays: 30,

@@ -8,7 +8,7 @@ export const BACKDATE_MS = 5 * 60_000;
 
 /**
  * How far a leaf's not-before lies in the past by default (`PORTAL_CERT_BACKDATE_MINUTES`, 720):
- * TAK Server's own value, for phones whose clock is hours behind (product.md §14).
+ * TAK Server's own value, for phones whose clock is hours behind (docs/tak.md#what-was-tried-and-what-was-not).
  */
 export const LEAF_BACKDATE_MS = 720 * 60_000;
 
@@ -92,7 +92,7 @@ export interface LeafProfile {
 /**
  * Client: clientAuth (and TAK's channels EKU when asked). Server: serverAuth and clientAuth, as
  * TAK Server's own server certificates have it: a TAK Server presents its certificate as a
- * client too, to federation peers (product.md §14).
+ * client too, to federation peers (docs/tak.md#what-was-tried-and-what-was-not).
  */
 function extendedKeyUsages(profile: LeafProfile): string[] {
   if (profile.purpose === 'server') {

@@ -13,7 +13,7 @@ import { countMembers } from '../modules/people/service.js';
 
 /**
  * `ca adopt --cert FILE --key FILE [--chain FILE] [--passphrase-file FILE] [--issue-directly]`
- * (product.md §16, docs/tak.md): on a data directory without a CA or members, the given CA
+ * (docs/tak.md): on a data directory without a CA or members, the given CA
  * becomes the portal's. Every check (ca/adopt.ts, then: no CA in the directory, no member and no
  * certificate in the database) runs before anything is written; the files are written and the
  * audit event committed in one transaction that holds the membership lock, so that no member is

@@ -10,7 +10,7 @@ export class RolloverUsageError extends Error {}
 
 /**
  * `ca rollover begin [--renew-by YYYY-MM-DD]`, `ca rollover finish [--force]` and
- * `ca rollover status` (product.md §16, docs/operations.md): what the operator reads back.
+ * `ca rollover status` (docs/operations.md): what the operator reads back.
  * A refusal throws RolloverRefusedError, with nothing written.
  */
 export async function caRollover(portal: Portal, args: string[]): Promise<string> {

@@ -200,7 +200,7 @@ export interface TakEnrollmentTokensTable {
   made_by: string | null;
 }
 
-/** A group (product.md §15): TAK Server's group, owned by the portal. */
+/** A group (docs/directory.md): TAK Server's group, owned by the portal. */
 export interface GroupsTable {
   name: Immutable<string>;
   description: Defaulted<string>;

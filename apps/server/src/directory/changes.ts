@@ -1,5 +1,5 @@
 /**
- * Told after a commit that changed what the directory holds (product.md §15: members, their
+ * Told after a commit that changed what the directory holds (docs/directory.md: members, their
  * roles and groups), so that the directory is brought to the database's truth at once. The
  * embedded default has no directory: `NO_DIRECTORY` ignores it.
  */

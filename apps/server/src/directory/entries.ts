@@ -1,4 +1,4 @@
-// What the portal's subtree of an LDAP directory holds (product.md §15, docs/directory.md), as
+// What the portal's subtree of an LDAP directory holds (docs/directory.md), as
 // plain data: built from the database's truth, compared with what the directory has. Knows no
 // module: the caller passes the members and groups.
 

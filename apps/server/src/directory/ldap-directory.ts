@@ -53,7 +53,7 @@ function attributesOf(entry: LdapEntry): Record<string, string[]> {
 }
 
 /**
- * The portal's subtree of an LDAP directory (product.md §15), through ldapts. It reads and
+ * The portal's subtree of an LDAP directory (docs/directory.md), through ldapts. It reads and
  * writes only the entries one level below `ou=users,{base}` and `ou=groups,{base}` (and those two
  * containers): nothing outside the base DN is ever searched, written or deleted.
  */

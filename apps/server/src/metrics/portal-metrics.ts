@@ -229,7 +229,7 @@ export class PortalMetrics implements CertificateMetrics {
   }
 
   /**
-   * The LDAP directory's publication (product.md §15): whether it holds the database's truth,
+   * The LDAP directory's publication (docs/directory.md): whether it holds the database's truth,
    * when it last did, and how many changes wait to reach it. Only with a directory configured.
    */
   watchDirectory(status: () => DirectoryFacts): void {
@@ -332,7 +332,7 @@ export class PortalMetrics implements CertificateMetrics {
   }
 
   /**
-   * The age of the last OCSP request and CRL fetch of any TAK Server (presence, product.md §13):
+   * The age of the last OCSP request and CRL fetch of any TAK Server (presence, docs/operations.md#tak-readiness):
    * +Inf for one never seen, and while the database cannot be read (what was last seen is not
    * kept, so a failing read is not mistaken for a TAK Server still asking).
    */

@@ -35,9 +35,9 @@ export interface PortalServices {
   tokens: TokenService;
   members: MemberLookup;
   certificates: CertificateService;
-  /** The issuing CA's rollover (product.md §16): begin, finish, where it stands. */
+  /** The issuing CA's rollover (docs/operations.md#rolling-the-issuing-ca-over): begin, finish, where it stands. */
   caRollover: CaRolloverService;
-  /** OCSP requests and CRL fetches recorded as evidence of a TAK Server (product.md §13). */
+  /** OCSP requests and CRL fetches recorded as evidence of a TAK Server (docs/operations.md#tak-readiness). */
   presence: TakPresence;
   /** Failed guesses per client address, in the database (every instance spends the same). */
   failureBudget: FailureBudget;
@@ -49,7 +49,7 @@ export interface PortalServices {
   invites: InviteService;
   bulk: BulkService;
   presets: PresetService;
-  /** Groups (product.md §15). */
+  /** Groups (docs/directory.md). */
   groups: GroupService;
   keys: KeyService;
   keyLifecycle: KeyLifecycle;
@@ -59,7 +59,7 @@ export interface PortalServices {
   takPackages: TakPackageService;
   takEnrollmentTokens: TakEnrollmentTokens;
   takEnrollment: TakEnrollment;
-  /** Whether phones trust the TAK enrollment face by themselves (product.md §9). */
+  /** Whether phones trust the TAK enrollment face by themselves (docs/tak.md#one-scan-enrollment-the-tak-enrollment-face). */
   takEnrollmentFaceTrust: EnrollmentFaceTrustService;
   takReadiness: TakReadinessService;
 }
@@ -86,7 +86,7 @@ export interface RouteContext {
   /** The CA's own certificates (their expiry); signing goes through `services.certificates`. */
   ca: CertificateAuthority;
   services: PortalServices;
-  /** The LDAP directory's reconciler (product.md §15); undefined without one. */
+  /** The LDAP directory's reconciler (docs/directory.md); undefined without one. */
   directory: DirectoryPublisher | undefined;
   /** The clock of the rules (token lifetimes, code expiry). */
   now: () => Date;

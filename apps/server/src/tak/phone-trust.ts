@@ -4,7 +4,7 @@ import { decodePemBlocks } from '../ca/pem.js';
 
 /**
  * Whether a phone trusts the TAK enrollment face's certificate by itself, so that the QR code
- * alone enrolls (product.md §9): ATAK checks port 8446 against its own trust store and, failing
+ * alone enrolls (docs/tak.md#one-scan-enrollment-the-tak-enrollment-face): ATAK checks port 8446 against its own trust store and, failing
  * that, Android's system store, with host-name verification.
  */
 

@@ -159,7 +159,7 @@ export function itakServerQr(options: {
 }
 
 /**
- * The registration QR code TAK Tracker and TAKAware scan (product.md §14), with the credentials
+ * The registration QR code TAK Tracker and TAKAware scan (docs/tak.md#what-was-tried-and-what-was-not), with the credentials
  * in it: checked against their parsers (flighttactics/TAKAware `TAKAware/Parsers/
  * QRCodeParser.swift` at b11532bf, flighttactics/TAKTracker `TAKTracker/Parsers/
  * QRCodeParser.swift` at 527667ad, and its tests): `serverCredentials.connectionString`

@@ -19,7 +19,7 @@ import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
 import { snapshotTables } from '../support/table-snapshot.js';
 
 /**
- * Groups (product.md §15, docs/api.md "Groups"), in-process on both engines: admins create,
+ * Groups (docs/api.md "Groups"), in-process on both engines: admins create,
  * list and delete groups, set a member's groups with TAK Server's direction, invites and bulk
  * batches carry groups to the members they admit, a member reads their own; every change is
  * audited and a refused one writes nothing.

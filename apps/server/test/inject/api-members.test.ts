@@ -16,7 +16,7 @@ import type { MemberKey } from '../support/member-fixtures.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
 
-// The admin's members table (product.md §17): GET admin/members searches, sorts and pages over
+// The admin's members table (docs/api.md#the-members-table): GET admin/members searches, sorts and pages over
 // every member with their role, TAK preset, key expiry and presence (issue 27's
 // last_seen_tak_at); GET admin/members/{callsign} is one member's row.
 

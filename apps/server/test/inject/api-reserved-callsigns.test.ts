@@ -18,7 +18,7 @@ import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
 import { snapshotTables } from '../support/table-snapshot.js';
 
 /**
- * Reserved callsigns (product.md §2): names a TAK Server or this portal uses for itself, plus
+ * Reserved callsigns (docs/api.md#sign-in-and-enrollment): names a TAK Server or this portal uses for itself, plus
  * the operator's PORTAL_RESERVED_CALLSIGNS, are refused at enroll and add-admin in any case,
  * and a bulk list counts them as taken.
  */

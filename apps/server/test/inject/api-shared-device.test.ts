@@ -10,7 +10,7 @@ import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
 import { snapshotTables } from '../support/table-snapshot.js';
 
 /**
- * A shared device (product.md §2): the enrollment JWT left in a browser stops handing out keys
+ * A shared device (docs/api.md#sign-in-and-enrollment): the enrollment JWT left in a browser stops handing out keys
  * 24 h after the member's first key, on every route that mints or turns into a key, while the
  * member's key and a member JWT (a renewal code's) keep their own rules.
  */

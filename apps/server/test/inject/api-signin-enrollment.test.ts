@@ -943,7 +943,7 @@ describe.each(testEngines())('the failure budget on $name', (engine) => {
 });
 
 describe.each(testEngines())('a roomful behind one address on $name', (engine) => {
-  // The default budget (product.md §3): 120 failures in 10 minutes per address.
+  // The default budget (docs/api.md#the-failure-budgets-arithmetic): 120 failures in 10 minutes per address.
   const t = portalOn(engine);
   const { api } = t;
 

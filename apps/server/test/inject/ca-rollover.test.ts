@@ -27,7 +27,7 @@ import type { MemberKey } from '../support/member-fixtures.js';
 import { databaseEnvOf } from '../support/portal-on-engine.js';
 import { snapshotTables } from '../support/table-snapshot.js';
 
-// The issuing CA's rollover (product.md §16, docs/operations.md) through the services and the
+// The issuing CA's rollover (docs/operations.md) through the services and the
 // API, on every engine, with two instances on one PostgreSQL (on SQLite, one instance): begin makes issuing CA 2 under the same root; new keys come
 // from it on either instance; both issuing CAs are trusted (ca.pem, packages); each CA's CRL and
 // OCSP answer for its own keys; finish refuses while old keys are live, retires the old CA once

@@ -15,7 +15,7 @@ import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
 import { snapshotTables } from '../support/table-snapshot.js';
 
 /**
- * What the iOS clients and phones get (issue 28, product.md §9 and §14), behind the proxy: the
+ * What the iOS clients and phones get (issue 28, docs/tak.md#one-scan-enrollment-the-tak-enrollment-face; docs/tak.md#what-was-tried-and-what-was-not), behind the proxy: the
  * registration QR code as TAK Tracker's and TAKAware's parsers read it, iTAK's trust package,
  * and whether phones trust the enrollment face (PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED here, where
  * nginx holds the certificate) in the token answer and on the readiness card.

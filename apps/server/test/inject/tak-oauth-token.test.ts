@@ -12,7 +12,7 @@ import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
 import { snapshotTables } from '../support/table-snapshot.js';
 import { opensslCsr } from '../support/tak-client.js';
 
-// TAK Server's OAuth token endpoint on the TAK enrollment face (product.md §14, docs/tak.md):
+// TAK Server's OAuth token endpoint on the TAK enrollment face (docs/tak.md):
 // the password grant with the callsign and the enrollment token answers an access token as TAK
 // Server does, which then logs in as Bearer on `/Marti/api/tls/*` for that one enrollment only.
 // The stock library itself enrolls in test/tak-enrollment-node-tak.test.ts.

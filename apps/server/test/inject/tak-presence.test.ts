@@ -12,7 +12,7 @@ import type { MemberKey } from '../support/member-fixtures.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
 
-// Presence (product.md §13): an OCSP request or CRL fetch is evidence that a TAK Server checked a
+// Presence (docs/operations.md#tak-readiness): an OCSP request or CRL fetch is evidence that a TAK Server checked a
 // key; the key lists and the TAK readiness card show it, with warnings before the CRL cliff.
 
 const MINUTE = 60_000;
@@ -97,7 +97,7 @@ describe.each(testEngines())('TAK presence on $name', (engine) => {
     expect(own.keys[0]).not.toHaveProperty('last_checked_from');
     const asAdmin = await keysOf('Heron7', boss);
     expect(asAdmin.last_seen_tak_at).toBe(checkedAt);
-    // And in the admin's members table (product.md §17), the most recently seen first.
+    // And in the admin's members table (docs/api.md#the-members-table), the most recently seen first.
     const table = await portal.api(
       'mtls',
       'GET',

@@ -40,7 +40,7 @@ export const paths = {
     expiringKeys: { path: `${ADMIN}/user-management/expiring-keys` },
     audit: { path: `${ADMIN}/audit` },
     groups: { path: `${ADMIN}/groups` },
-    /** The members table (product.md §17). */
+    /** The members table (docs/api.md#the-members-table). */
     people: { path: PEOPLE },
     /** One member's page: their details, keys and actions. */
     member: withParam(PEOPLE, 'callsign'),

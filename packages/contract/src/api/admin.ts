@@ -10,7 +10,7 @@ export const idmConsoleResponseSchema = z.object({
 
 export type IdmConsoleResponse = z.infer<typeof idmConsoleResponseSchema>;
 
-/** A relying party's last request: an OCSP request or a CRL fetch (product.md §13, presence). */
+/** A relying party's last request: an OCSP request or a CRL fetch (docs/operations.md#tak-readiness, presence). */
 const revocationFetchSchema = z.object({
   at: isoTime,
   /** The client address it came from (a TAK Server's, behind the proxy: as the proxy says). */
@@ -32,7 +32,7 @@ export const TAK_PRESENCE_WARNINGS = [
 export type TakPresenceWarning = (typeof TAK_PRESENCE_WARNINGS)[number];
 
 /**
- * Whether phones trust the TAK enrollment face by themselves (product.md §9): `root`, its
+ * Whether phones trust the TAK enrollment face by themselves (docs/tak.md#one-scan-enrollment-the-tak-enrollment-face): `root`, its
  * certificate chains to a root ATAK trusts; `setting`, behind the proxy, as
  * `PORTAL_TAK_ENROLL_PUBLICLY_TRUSTED` says; otherwise why not: `unknown-root` (it chains to
  * another CA, the portal's own by default), `wrong-host` (not for the TAK host), `expired`,

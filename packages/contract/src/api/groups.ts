@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { NO_CONTROL_CHARACTERS, successTrue, TYPED_LINE } from './fields.js';
 
 /**
- * A group's name (product.md §15): TAK Server's group, published to the directory with a prefix.
+ * A group's name (docs/directory.md): TAK Server's group, published to the directory with a prefix.
  * Names ending in `_READ` or `_WRITE` are refused: TAK Server reads those suffixes as the
  * receive-only and send-only halves of a group (its LDAP authenticator's readGroupSuffix and
  * writeGroupSuffix), so such a name would not reach it as typed.
@@ -104,7 +104,7 @@ export const memberGroupsResponseSchema = z.object({
 });
 export type MemberGroupsResponse = z.infer<typeof memberGroupsResponseSchema>;
 
-/** GET admin/directory (admin): the LDAP directory's publication (product.md §15). */
+/** GET admin/directory (admin): the LDAP directory's publication (docs/directory.md). */
 export const directoryStatusResponseSchema = z.object({
   /** False: the embedded default, no directory configured (the rest is then null or zero). */
   configured: z.boolean(),

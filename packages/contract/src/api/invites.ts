@@ -28,7 +28,7 @@ export const poolsResponseSchema = z.object({
       role: takRoleSchema.nullable(),
       reserved_callsign: z.string().nullable(),
       batch_id: z.string().nullable(),
-      /** The groups its members get at enrollment (product.md §15). */
+      /** The groups its members get at enrollment (docs/directory.md). */
       groups: z.array(z.object({ name: z.string(), direction: groupDirectionSchema })),
     }),
   ),
@@ -56,7 +56,7 @@ export const createInviteBodySchema = z
     auto_approve: z.boolean().optional(),
     team: takTeamSchema.nullish(),
     role: takRoleSchema.nullish(),
-    /** The groups its members get at enrollment (product.md §15); each must exist. */
+    /** The groups its members get at enrollment (docs/directory.md); each must exist. */
     groups: groupMembershipsField.nullish(),
   })
   .nullish();

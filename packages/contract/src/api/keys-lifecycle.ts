@@ -48,7 +48,7 @@ export const keyListResponseSchema = z.object({
   last_seen_tak_at: isoTime.nullable(),
   /**
    * During a CA rollover, the date by which the member should get a new key: one of theirs is
-   * still on the issuing CA being retired (product.md §16). Null otherwise.
+   * still on the issuing CA being retired (docs/operations.md#rolling-the-issuing-ca-over). Null otherwise.
    */
   renew_ca_by: isoTime.nullable(),
 });
@@ -121,7 +121,7 @@ const caChainEntrySchema = caCertificateSchema.extend({
 export const CA_NEXT_STEPS = ['nothing', 'begin', 'renew', 'finish', 'new-root'] as const;
 
 /**
- * The issuing CA's rollover (product.md §16): `none` (one issuing CA trusted) or `overlap`
+ * The issuing CA's rollover (docs/operations.md#rolling-the-issuing-ca-over): `none` (one issuing CA trusted) or `overlap`
  * (`ca rollover begin` made a new one that signs new keys; the one before is trusted still until
  * `ca rollover finish`).
  */

@@ -59,7 +59,7 @@ export const memberRowSchema = z.object({
   /** The member's TAK preset: team colour and role as ATAK names them. */
   team: z.string(),
   role: z.string(),
-  /** The unit's groups the member belongs to (product.md §15). */
+  /** The unit's groups the member belongs to (docs/directory.md). */
   groups: z.array(z.string()),
   /** When the member joined (enrolled, or was made admin). */
   enrolled_at: isoTime,

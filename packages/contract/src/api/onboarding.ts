@@ -78,7 +78,7 @@ export const bulkBodySchema = z.strictObject({
   team: takTeamSchema.default(DEFAULT_PRESET.team),
   role: takRoleSchema.default(DEFAULT_PRESET.role),
   valid_hours: z.int().min(1).max(BULK_MAX_VALID_HOURS).default(BULK_DEFAULT_VALID_HOURS),
-  /** The groups each member of the batch gets at enrollment (product.md §15). */
+  /** The groups each member of the batch gets at enrollment (docs/directory.md). */
   groups: groupMembershipsField.default([]),
 });
 export type BulkBody = z.input<typeof bulkBodySchema>;

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 
-// Groups (product.md §15): TAK Server's groups, owned by the portal.
+// Groups (docs/directory.md): TAK Server's groups, owned by the portal.
 //
 // - `groups`: one row per group; a name is one in any case (`groups_name_lower_key`).
 // - `member_groups`: a member's place in a group with TAK Server's direction (`both`, `in`: may

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// CA rollover (product.md §16, docs/operations.md "Rolling the issuing CA over"):
+// CA rollover (docs/operations.md "Rolling the issuing CA over"):
 //
 // - `ca_issuers`: one row per issuing CA made by `ca rollover begin`, generation 2 upwards (the
 //   first issuing CA is the one in the CA directory's files, generation 1). Its certificate and

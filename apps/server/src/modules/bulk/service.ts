@@ -24,7 +24,7 @@ export interface BulkRequest {
   callsigns: readonly string[];
   preset: Preset;
   validHours: number;
-  /** The groups each member of the batch gets at enrollment (product.md §15). */
+  /** The groups each member of the batch gets at enrollment (docs/directory.md). */
   groups?: readonly GroupMembership[];
 }
 

@@ -9,7 +9,7 @@ import { recordIssuedCertificate, revokeCertificate } from './repository.js';
 import { CertificateService } from './service.js';
 
 // The OCSP responder as every instance of the portal runs it: answers cached in memory, statuses
-// read from the shared database on every request (product.md §13).
+// read from the shared database on every request (docs/operations.md#tak-readiness).
 describeWithMigratedDatabase('OCSP answers across instances', (database) => {
   let serial: string;
   let instances: [CertificateService, CertificateService];

@@ -22,7 +22,7 @@ interface Pending {
 }
 
 /**
- * Presence (product.md §13): each OCSP request or CRL fetch is evidence that a TAK Server checked
+ * Presence (docs/operations.md#tak-readiness): each OCSP request or CRL fetch is evidence that a TAK Server checked
  * a key. Recording it never holds up the answer: `ocspAsked` and `crlFetched` only queue, and a
  * flush after the answer writes the queue. Writes are bounded: a key (and each kind of fetch) is
  * queued at most once a minute on this instance, and the UPDATE itself skips a row another

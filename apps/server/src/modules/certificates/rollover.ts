@@ -68,7 +68,7 @@ export interface RolloverFinished {
 }
 
 /**
- * Where the rollover stands (product.md §16): `none` (never begun, or finished: one issuing CA
+ * Where the rollover stands (docs/operations.md#rolling-the-issuing-ca-over): `none` (never begun, or finished: one issuing CA
  * trusted), `overlap` (both trusted, new keys from the new one).
  */
 export interface RolloverStatus {
@@ -99,7 +99,7 @@ export interface RenewalNotice {
 export const BEGIN_WITHIN_DAYS = 400;
 
 /**
- * The issuing CA's rollover (product.md §16, docs/operations.md): `begin` makes the next issuing
+ * The issuing CA's rollover (docs/operations.md): `begin` makes the next issuing
  * CA under the same root and records it in the database (every instance takes it up, the
  * generation's primary key the lock of one rollover at a time); `finish` retires the one before
  * it once no unexpired, unrevoked key depends on it, or with `force` revokes those that do. Each

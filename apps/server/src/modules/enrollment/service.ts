@@ -60,7 +60,7 @@ export interface EnrollmentServiceOptions {
   enrollmentGraceMs: number;
   /** Callsigns nobody may take (`Config.reservedCallsigns`). */
   reservedCallsigns: readonly string[];
-  /** Told after a member became active or was rejected (product.md §15); none by default. */
+  /** Told after a member became active or was rejected (docs/directory.md); none by default. */
   directory?: DirectoryChanges;
 }
 

@@ -28,7 +28,7 @@ export const ENROLLMENT_KEY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
  * On a shared device the enrollment token stays in the browser after "Download your key"
- * (product.md §2, "Shared devices"): it stops handing out keys 24 h after the member's first key
+ * (docs/api.md#sign-in-and-enrollment, "Shared devices"): it stops handing out keys 24 h after the member's first key
  * of any kind, revoked or not (`firstKeyAt`). After that the member uses their key on the mTLS
  * face, or an admin's renewal code. The grace period still ends the token as a whole (above).
  */

@@ -26,7 +26,7 @@ export interface FirstuserServiceOptions {
   exchangeCodeTtlMs: number;
   firstAdminTokenTtlMs: number;
   memberTokenTtlMs: number;
-  /** Told after the first admin was added (product.md §15); none by default. */
+  /** Told after the first admin was added (docs/directory.md); none by default. */
   directory?: DirectoryChanges;
   /** Callsigns nobody may take (`Config.reservedCallsigns`). */
   reservedCallsigns: readonly string[];

@@ -34,7 +34,7 @@ export interface DirectoryPublisherOptions {
 }
 
 /**
- * The reconciler (product.md §15): brings the directory's subtree to the database's truth at
+ * The reconciler (docs/directory.md): brings the directory's subtree to the database's truth at
  * start, after every committed change (`changed()`, called by the services after their commit)
  * and every `periodMs`. Syncs never overlap: a change during one makes one more follow. While the
  * directory is down it retries with a growing delay, and the next sync that succeeds writes

@@ -1,7 +1,7 @@
 import type { GroupDirection } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 
-// Groups and a member's place in them (product.md §15). A group's name is one in any case (the
+// Groups and a member's place in them (docs/directory.md). A group's name is one in any case (the
 // unique index on lower(name)); lookups compare lower-cased. A member's rows name the callsign as
 // the members row has it.
 
@@ -168,7 +168,7 @@ export async function insertMemberGroups(
     .execute();
 }
 
-/** What the directory holds (product.md §15): active members, their admin role and groups. */
+/** What the directory holds (docs/directory.md): active members, their admin role and groups. */
 export interface DirectoryState {
   groups: Group[];
   members: { callsign: string; admin: boolean; groups: GroupPlace[] }[];

@@ -24,7 +24,7 @@ const memberGroupsAnswer = ({ callsign, groups }: MemberGroups) => ({
   groups: groups.map(({ name, description, direction }) => ({ name, description, direction })),
 });
 
-/** Groups (product.md §15, docs/api.md "Groups"): admins manage them, members read their own. */
+/** Groups (docs/api.md "Groups"): admins manage them, members read their own. */
 export function registerGroupRoutes(app: FastifyInstance, context: RouteContext): void {
   const { groups } = context.services;
   const api = app.withTypeProvider<ZodTypeProvider>();

@@ -80,7 +80,7 @@ export async function joinInviteGroups(
 }
 
 /**
- * Groups (product.md §15, docs/api.md "Groups"): TAK Server's groups, owned by the portal. Each
+ * Groups (docs/api.md "Groups"): TAK Server's groups, owned by the portal. Each
  * change is one transaction with its audit event; the directory is told after the commit.
  */
 export class GroupService {
@@ -103,7 +103,7 @@ export class GroupService {
   }
 
   /**
-   * What UserAuthenticationFile.xml lists (product.md §15, docs/tak.md): every active member by
+   * What UserAuthenticationFile.xml lists (docs/tak.md): every active member by
    * callsign, the newest live key's fingerprint, their groups with the direction.
    */
   userFile(): Promise<UserFileEntry[]> {

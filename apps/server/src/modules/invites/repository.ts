@@ -31,7 +31,7 @@ export interface InviteCode {
   /** A bulk slip's callsign, as the admin typed it. */
   reservedCallsign: string | null;
   batchId: string | null;
-  /** The groups it gives the member it admits (product.md §15). */
+  /** The groups it gives the member it admits (docs/directory.md). */
   groups: InviteGroup[];
 }
 

@@ -3,7 +3,7 @@ import type { MemberSortKey } from '@callsign/contract';
 import type { MemberStatus } from '../../db/schema.js';
 import { isPostgres, type Executor } from '../../db/transaction.js';
 
-// The admin's members table (product.md §17, GET admin/members): every member in any state with
+// The admin's members table (docs/api.md#the-members-table, GET admin/members): every member in any state with
 // their admin role, TAK preset, the expiry of their newest valid key and when a TAK Server last
 // asked about one of their keys. Keyset paging: a page is the rows after the last one shown in
 // the chosen order, so a page costs the same however deep it lies.

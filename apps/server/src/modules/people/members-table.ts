@@ -18,7 +18,7 @@ import {
   type MemberTableRow,
 } from './members-table-repository.js';
 
-// GET admin/members (product.md §17): search, sort and keyset pages over every member. The
+// GET admin/members (docs/api.md#the-members-table): search, sort and keyset pages over every member. The
 // cursor (`next`, sent back as `before`) is the last row's sort value and callsign,
 // `<value>.<callsign>`, or the callsign alone in the callsign order.
 

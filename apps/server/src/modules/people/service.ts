@@ -59,7 +59,7 @@ export class PeopleService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
-    /** Told after a role changed (the directory's admins group, product.md §15). */
+    /** Told after a role changed (the directory's admins group, docs/directory.md). */
     private readonly directory: DirectoryChanges = NO_DIRECTORY,
   ) {}
 

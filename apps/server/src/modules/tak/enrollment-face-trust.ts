@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import { phoneTrustOf, type PhoneDistrustReason } from '../../tak/phone-trust.js';
 import { keptCertificateFile, TAK_ENROLL_FILE_STEM } from '../../tls/server-credentials.js';
 
-/** Whether phones trust the TAK enrollment face by themselves, and why (product.md §9). */
+/** Whether phones trust the TAK enrollment face by themselves, and why (docs/tak.md#one-scan-enrollment-the-tak-enrollment-face). */
 export interface EnrollmentFaceTrust {
   /** True: the QR code alone enrolls. False: phones import the trust package first. */
   trusted: boolean;

@@ -14,9 +14,9 @@ import type { CertificateService } from '../certificates/service.js';
 import type { EnrollmentFaceTrustService } from './enrollment-face-trust.js';
 
 const DAY_MS = 86_400_000;
-/** The port ATAK enrolls on, whatever else it is told (product.md §14). */
+/** The port ATAK enrolls on, whatever else it is told (docs/tak.md#what-was-tried-and-what-was-not). */
 const ATAK_ENROLL_PORT = 8446;
-/** No OCSP request for this long: no TAK Server is checking keys (product.md §13). */
+/** No OCSP request for this long: no TAK Server is checking keys (docs/operations.md#tak-readiness). */
 export const OCSP_SILENCE_WARNING_MS = DAY_MS;
 
 type FetchAnswer = TakReadinessResponse['presence']['last_ocsp_check'];

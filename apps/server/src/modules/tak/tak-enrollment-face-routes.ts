@@ -41,7 +41,7 @@ export const TAK_ENROLL_PATHS = {
   signClientV2: '/Marti/api/tls/signClient/v2',
   signClient: '/Marti/api/tls/signClient',
   profile: '/Marti/api/tls/profile/enrollment',
-  /** TAK Server's OAuth token endpoint: stock TAK libraries log in here first (product.md §14). */
+  /** TAK Server's OAuth token endpoint: stock TAK libraries log in here first (docs/tak.md#what-was-tried-and-what-was-not). */
   oauthToken: '/oauth/token',
 } as const;
 

@@ -8,7 +8,7 @@ import { caRenewalQueryOptions } from '../api/keys';
 
 /**
  * "Get a new key by {date}": during a CA rollover, for a member who still holds a key of the
- * issuing CA being retired (product.md §16; GET me/keys' `renew_ca_by`). Leads to the key page,
+ * issuing CA being retired (docs/operations.md#rolling-the-issuing-ca-over; GET me/keys' `renew_ca_by`). Leads to the key page,
  * unless it is on it. Shows nothing otherwise, or while the answer loads.
  */
 export function CaRenewalBanner({ linkToKeys = true }: { linkToKeys?: boolean }) {

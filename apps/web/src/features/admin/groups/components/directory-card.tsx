@@ -55,7 +55,7 @@ function DirectoryState() {
 }
 
 /**
- * The admin home's card of groups and the LDAP directory (product.md §15): whether it is in sync,
+ * The admin home's card of groups and the LDAP directory (docs/directory.md): whether it is in sync,
  * when it last was, how many changes wait; the way to the groups page.
  */
 export function DirectoryCard() {

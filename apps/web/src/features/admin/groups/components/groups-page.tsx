@@ -154,7 +154,7 @@ function GroupItem({ group, onDeleted }: { group: Group; onDeleted: (name: strin
 }
 
 /**
- * /app/admin/groups: the unit's TAK Server groups (product.md §15): create one, see who is in
+ * /app/admin/groups: the unit's TAK Server groups (docs/directory.md): create one, see who is in
  * each and how (sends, receives or both), delete one (its members taken out after asking).
  */
 export function GroupsPage() {

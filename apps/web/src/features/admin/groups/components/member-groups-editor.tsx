@@ -96,7 +96,7 @@ function GroupsForm({ callsign }: { callsign: string }) {
 }
 
 /**
- * A member's TAK Server groups with the direction of each (product.md §15), saved on its own:
+ * A member's TAK Server groups with the direction of each (docs/directory.md), saved on its own:
  * self-contained, so it can sit in any admin view of one member.
  */
 export function MemberGroupsEditor({ callsign }: { callsign: string }) {

@@ -17,7 +17,7 @@ function commonName(subject: string): string {
 }
 
 /**
- * Where the issuing CA's rollover stands (product.md §16) and what the operator does next: how
+ * Where the issuing CA's rollover stands (docs/operations.md#rolling-the-issuing-ca-over) and what the operator does next: how
  * many members still hold a key of the old issuing CA during one.
  */
 function RolloverSection({ rollover }: { rollover: CaRollover }) {
