@@ -12,22 +12,25 @@ afterEach(() => {
 });
 
 describe('sign-out on this device', () => {
-  it('ends the stored token on the server, then forgets the session', async () => {
+  it('forgets the session at once and ends the stored token on the server', async () => {
     writeStored(STORAGE_KEYS.token, 'stored.jwt.value');
     writeStored(STORAGE_KEYS.callsign, 'Alpha1');
     const sent: (string | null)[] = [];
+    const sentKeepalive: boolean[] = [];
     server.use(
       http.post(apiPaths.signOut, ({ request }) => {
         sent.push(request.headers.get('authorization'));
-        // Still stored while the server ends it.
-        expect(readStored(STORAGE_KEYS.token)).toBe('stored.jwt.value');
+        sentKeepalive.push(request.keepalive);
         return HttpResponse.json({ success: true });
       }),
     );
-    await endStoredSession();
-    expect(sent).toEqual(['Bearer stored.jwt.value']);
+    const ending = endStoredSession();
+    // Forgotten at once, before the server answers (the page reloads meanwhile).
     expect(readStored(STORAGE_KEYS.token)).toBeNull();
+    await ending;
+    expect(sent).toEqual(['Bearer stored.jwt.value']);
     expect(readStored(STORAGE_KEYS.callsign)).toBeNull();
+    expect(sentKeepalive).toEqual([true]);
   });
 
   it('forgets the session when the server refuses or cannot be reached', async () => {
