@@ -233,6 +233,9 @@ describe('"Sign out" in the header of both faces', () => {
       json: { callsign: 'Shared1', invite_code: code },
     });
     const { jwt, approvecode } = enrolled.json() as { jwt: string; approvecode: string };
+    const acceptance = () =>
+      call(service, 'GET', '/api/v1/enrollment/have-i-been-accepted', { bearer: jwt });
+    expect((await acceptance()).status).toBe(200);
     for (const [device, options] of DEVICES) {
       for (const language of LANGUAGES) {
         const page = await open(browser, options, language, `${service.origin}/login`);
@@ -257,6 +260,8 @@ describe('"Sign out" in the header of both faces', () => {
         await page.context().close();
       }
     }
+    // The sign-out ended the token on the server: a copy taken from the browser is refused.
+    expect((await acceptance()).status).toBe(403);
   });
 
   it('on the mTLS face too, when a token is stored there', async () => {

@@ -28,6 +28,7 @@ import { registerAuditRoutes } from './modules/audit/routes.js';
 import { registerIdmConsoleRoutes } from './modules/idm-console/routes.js';
 import { Authenticator, registerAccessControl } from './modules/auth/access.js';
 import { registerAuthRoutes } from './modules/auth/routes.js';
+import { everyPolicy } from './modules/auth/identity.js';
 import { registerCaRoutes } from './modules/certificates/routes.js';
 import { ISSUERS_MAX_AGE_MS } from './modules/certificates/service.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
@@ -157,12 +158,16 @@ export async function buildApp(
   const auth = new Authenticator(
     portal.tokens,
     portal.members,
-    enrollmentTokenPolicy(portal.database.db, config.enrollmentGraceMs, now),
+    everyPolicy(
+      portal.services.signOut.stillSignedIn,
+      enrollmentTokenPolicy(portal.database.db, config.enrollmentGraceMs, now),
+    ),
     enrollmentKeyPolicy(
       (callsign) => portal.certificates.firstKeyIssuedAt(callsign),
       config.mtlsOrigin,
       now,
     ),
+    now,
   );
   // Before any route: they check each route's declaration as it is registered.
   registerAccessControl(app, auth);
@@ -175,7 +180,7 @@ export async function buildApp(
     version: config.version,
     deployment: config.deployment,
   });
-  registerAuthRoutes(app);
+  registerAuthRoutes(app, context);
   registerCaRoutes(app, portal.certificates);
   registerFirstuserRoutes(app, context);
   registerEnrollmentRoutes(app, context);

@@ -5,7 +5,7 @@
  * action of it. No zod here: the admin area reads it without the schemas.
  */
 export const AUDIT_ACTION_GROUPS = {
-  'sign-in': ['sign-in'],
+  'sign-in': ['sign-in', 'sign-out'],
   member: [
     'member.add-admin',
     'member.promote',

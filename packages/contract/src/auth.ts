@@ -14,3 +14,7 @@ export const checkAuthResponseSchema = z.object({
   payload: z.record(z.string(), z.unknown()),
 });
 export type CheckAuthResponse = z.infer<typeof checkAuthResponseSchema>;
+
+/** POST /api/v1/token/sign-out: the bearer token sent is ended on the server. */
+export const signOutResponseSchema = z.object({ success: z.literal(true) });
+export type SignOutResponse = z.infer<typeof signOutResponseSchema>;

@@ -12,6 +12,10 @@ export const ERROR_REASONS = [
   'admin_key_for_admin',
   /** 403: the sign-in's 24 hours of handing out keys are over (docs/api.md#sign-in-and-enrollment, shared devices). */
   'enrollment_keys_ended',
+  /** 403: an admin call with a key minted through another admin's code (a member key). */
+  'admin_needs_own_key',
+  /** 403: a bearer token older than a fresh sign-in, or signed out, asked for an admin's key. */
+  'admin_key_needs_fresh_sign_in',
 ] as const;
 
 export type ErrorReason = (typeof ERROR_REASONS)[number];

@@ -8,6 +8,8 @@ export const apiPaths = {
   checkAuthAdmin: `${API_PREFIX}/check-auth/validuser/admin`,
   checkAdminCode: `${API_PREFIX}/firstuser/check-code`,
   exchangeCode: `${API_PREFIX}/token/code/exchange`,
+  /** POST: ends the bearer token sent (sign-out on this device). */
+  signOut: `${API_PREFIX}/token/sign-out`,
   addAdmin: `${API_PREFIX}/firstuser/add-admin`,
   checkInviteCode: `${API_PREFIX}/enrollment/invitecode`,
   enroll: `${API_PREFIX}/enrollment/invitecode/enroll`,

@@ -42,6 +42,7 @@ export const BACKUP_TABLES: readonly (keyof Database)[] = [
   'issued_certificates',
   'ca_issuers',
   'used_tokens',
+  'signed_out_tokens',
   'audit_events',
   'failure_windows',
   'tak_enrollment_tokens',

@@ -24,6 +24,7 @@ const EXPECTED_TABLES = [
   'member_roles',
   'members',
   'revocation_fetches',
+  'signed_out_tokens',
   'tak_enrollment_tokens',
   'used_tokens',
 ];

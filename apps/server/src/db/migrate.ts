@@ -15,6 +15,7 @@ import * as takPresence from './migrations/0011-tak-presence.js';
 import * as groups from './migrations/0012-groups.js';
 import * as caRollover from './migrations/0013-ca-rollover.js';
 import * as membersTable from './migrations/0014-members-table.js';
+import * as tokenSignOut from './migrations/0015-token-sign-out.js';
 import type { Database } from './schema.js';
 import { advisoryLockKey } from './transaction.js';
 
@@ -35,6 +36,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0012-groups': groups,
   '0013-ca-rollover': caRollover,
   '0014-members-table': membersTable,
+  '0015-token-sign-out': tokenSignOut,
 };
 
 export class MigrationError extends Error {

@@ -153,6 +153,13 @@ export interface UsedTokensTable {
   expires_at: Immutable<number>;
 }
 
+/** A bearer token its holder signed out (modules/auth/sign-out.ts), kept until it expires. */
+export interface SignedOutTokensTable {
+  jti: Immutable<string>;
+  signed_out_at: Immutable<number>;
+  expires_at: Immutable<number>;
+}
+
 export interface AuditEventsTable {
   /** Time-ordered UUIDv7 made by the application. */
   id: Immutable<string>;
@@ -228,6 +235,7 @@ export interface Database {
   issued_certificates: IssuedCertificatesTable;
   ca_issuers: CaIssuersTable;
   used_tokens: UsedTokensTable;
+  signed_out_tokens: SignedOutTokensTable;
   audit_events: AuditEventsTable;
   failure_windows: FailureWindowsTable;
   tak_enrollment_tokens: TakEnrollmentTokensTable;

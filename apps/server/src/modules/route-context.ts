@@ -2,6 +2,7 @@ import type { CertificateAuthority } from '../ca/authority.js';
 import type { Config } from '../config.js';
 import type { AuditService } from './audit/service.js';
 import type { FailureBudget } from './auth/failure-budget.js';
+import type { SignOutService } from './auth/sign-out.js';
 import type { MemberLookup } from './auth/identity.js';
 import type { TokenService } from './auth/token-service.js';
 import type { BulkService } from './bulk/service.js';
@@ -41,6 +42,8 @@ export interface PortalServices {
   presence: TakPresence;
   /** Failed guesses per client address, in the database (every instance spends the same). */
   failureBudget: FailureBudget;
+  /** Bearer tokens ended on the server (POST token/sign-out). */
+  signOut: SignOutService;
   firstuser: FirstuserService;
   enrollment: EnrollmentService;
   people: PeopleService;

@@ -5,6 +5,7 @@ import { testEngines } from '../../src/db/test-engines.testing.js';
 import { generateCode } from '../../src/modules/auth/codes.js';
 import { insertInviteCode } from '../../src/modules/invites/repository.js';
 import type { ApiResponse } from '../support/api-client.js';
+import { keyCallsFor } from '../support/api-routes.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
 import { snapshotTables } from '../support/table-snapshot.js';
@@ -47,13 +48,7 @@ describe.each(testEngines())('an enrollment token on a shared device on $name', 
     );
   }
 
-  const keyCalls = (callsign: string) =>
-    [
-      ['GET', apiPaths.keyDownload(callsign)],
-      ['GET', apiPaths.instructions],
-      ['POST', takPaths.enrollmentToken],
-      ['GET', takPaths.trustPackage],
-    ] as const;
+  const keyCalls = keyCallsFor;
 
   const call = (method: string, path: string, bearer: string): Promise<ApiResponse> =>
     t.api('public', method, path, { bearer });

@@ -1,3 +1,4 @@
+import { apiPaths, takPaths } from '@callsign/contract';
 import { buildApp } from '../../src/app.js';
 import type { ApiRoute } from '../../src/modules/auth/access.js';
 import { openTestPortal } from './inject-portal.js';
@@ -26,4 +27,17 @@ export function pathOf(route: ApiRoute, value: string | ((name: string) => strin
   return route.url.replace(/:([A-Za-z_]+)/g, (_match, name: string) =>
     encodeURIComponent(typeof value === 'string' ? value : value(name)),
   );
+}
+
+/**
+ * The calls that hand a bearer token a key or what turns into one (`config.handsOutKey`,
+ * docs/api.md), as `[method, path]` for the member `callsign`.
+ */
+export function keyCallsFor(callsign: string) {
+  return [
+    ['GET', apiPaths.keyDownload(callsign)],
+    ['GET', apiPaths.instructions],
+    ['POST', takPaths.enrollmentToken],
+    ['GET', takPaths.trustPackage],
+  ] as const;
 }

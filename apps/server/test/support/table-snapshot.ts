@@ -12,6 +12,7 @@ export const ALL_TABLES: readonly (keyof Database)[] = [
   'issued_certificates',
   'ca_issuers',
   'used_tokens',
+  'signed_out_tokens',
   'audit_events',
 ];
 

@@ -23,9 +23,12 @@ function KeyRow({ keyEntry, action }: { keyEntry: KeyEntry; action?: ReactNode }
           {keyStatus(t, keyEntry, i18n.language)}
         </p>
         {keyEntry.made_by !== null && (
-          <p className="text-sm text-stone-700">
-            {t('keys.made_by', { callsign: keyEntry.made_by })}
-          </p>
+          <>
+            <p className="text-sm text-stone-700">
+              {t('keys.made_by', { callsign: keyEntry.made_by })}
+            </p>
+            <p className="text-sm text-stone-700">{t('keys.member_key')}</p>
+          </>
         )}
         {keyEntry.last_checked_at !== null && (
           <p className="text-sm text-stone-700">

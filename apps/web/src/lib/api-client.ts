@@ -61,6 +61,8 @@ export interface RequestOptions {
   token?: string;
   query?: Record<string, string>;
   signal?: AbortSignal;
+  /** Let the request finish after the page is left (sign-out, then a reload). */
+  keepalive?: boolean;
 }
 
 function detailOf(data: unknown): string | undefined {
@@ -95,6 +97,7 @@ function buildRequest(path: string, options: RequestOptions): [URL, RequestInit]
   const init: RequestInit = { method: options.method ?? 'GET', headers };
   if (options.body !== undefined) init.body = JSON.stringify(options.body);
   if (options.signal !== undefined) init.signal = options.signal;
+  if (options.keepalive === true) init.keepalive = true;
   return [url, init];
 }
 

@@ -3,6 +3,7 @@ import { ForbiddenError } from '../../errors.js';
 import { actorOf, type Actor } from './actor.js';
 import {
   isAdmin,
+  mintedByAnother,
   resolveIdentity,
   resolveValidUser,
   type Identity,
@@ -25,7 +26,8 @@ import type { TokenClaims, TokenService } from './token-service.js';
  * - `member`: a valid user (an active member), by key or by bearer JWT.
  * - `admin-check`: a valid user with the admin role, by key or by bearer JWT. Only for the sign-in
  *   check `check-auth/validuser/admin`: it answers who the caller is and grants nothing.
- * - `admin`: an admin by their key on the mTLS face (or the key a trusted proxy forwards). A
+ * - `admin`: an admin by their key on the mTLS face (or the key a trusted proxy forwards), one
+ *   they minted themselves (a key minted through another admin's code is a member key). A
  *   bearer JWT of any scope is refused: a stolen browser token never carries admin power.
  *
  * Every `/api` route must declare one and a 200 response schema, or the portal does not start.
@@ -40,6 +42,9 @@ export const ACCESS_LEVELS = [
   'admin',
 ] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
+
+/** How long after its sign-in a bearer token may still get a key that carries admin power. */
+export const ADMIN_KEY_SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 
 /**
  * Who may call a route of the TAK enrollment face (modules/tak/tak-enrollment-face-routes.ts),
@@ -117,6 +122,7 @@ export class Authenticator {
     private readonly members: MemberLookup,
     private readonly policy?: TokenPolicy,
     private readonly keyPolicy?: KeyTokenPolicy,
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   async callerFor(request: FastifyRequest, access: Access): Promise<Caller> {
@@ -165,15 +171,43 @@ export class Authenticator {
     return { ...user, actor: actorOf(user, request.ip) };
   }
 
-  /** A key's own holder may always have another; a bearer token must pass the key rule. */
-  private async mayHaveKey({ identity }: MemberCaller): Promise<void> {
-    if (identity.type !== 'jwt' || this.keyPolicy === undefined) return;
-    const refusal = await this.keyPolicy(identity.payload);
+  /** A key's own holder may always have another; a bearer token must pass the key rules. */
+  private async mayHaveKey(caller: MemberCaller): Promise<void> {
+    const { identity } = caller;
+    if (identity.type !== 'jwt') return;
+    const refusal = await this.keyPolicy?.(identity.payload);
     if (refusal !== undefined) throw new ForbiddenError(refusal.detail, refusal.reason);
+    this.adminKeyNeedsFreshSignIn(caller, identity.payload);
   }
 
+  /**
+   * The one rule of every path that hands a bearer token a key (docs/api.md): a key that would
+   * carry admin power (an admin's own) comes only from an admin's own key, or from a token at most
+   * ADMIN_KEY_SIGN_IN_WINDOW_MS old, so that a token taken from a browser's storage later, or
+   * signed out, never makes one.
+   */
+  private adminKeyNeedsFreshSignIn(caller: MemberCaller, claims: TokenClaims): void {
+    if (!isAdmin(caller) || mintedByAnother(caller) !== undefined) return;
+    if (this.now().getTime() - claims.iat * 1000 <= ADMIN_KEY_SIGN_IN_WINDOW_MS) return;
+    throw new ForbiddenError(
+      "An admin's key is made only with an admin's own key on the mTLS face, or within 15 " +
+        'minutes of signing in with a code, and this sign-in is older: use your own key on the ' +
+        'mTLS face to get another.',
+      'admin_key_needs_fresh_sign_in',
+    );
+  }
+
+  /** An admin, with a key (or session) they minted themselves: another's code gives no admin power. */
   private asAdmin(caller: MemberCaller): MemberCaller {
     if (!isAdmin(caller)) throw new ForbiddenError('Not an admin');
+    const madeBy = mintedByAnother(caller);
+    if (madeBy !== undefined) {
+      throw new ForbiddenError(
+        `This key was minted through ${madeBy}'s code: it is a member key and carries no admin ` +
+          'power. Admin calls need a key you minted yourself (downloaded with a key of your own).',
+        'admin_needs_own_key',
+      );
+    }
     return caller;
   }
 }

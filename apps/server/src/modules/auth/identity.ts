@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuthType, ErrorReason } from '@callsign/contract';
+import { sameCallsign } from '../people/callsign.js';
 import type { TokenClaims, TokenService } from './token-service.js';
 
 /**
@@ -38,6 +39,14 @@ export function bearerToken(request: FastifyRequest): string | undefined {
  * enrollment token lapses 7 days after the decision). True when the token still counts.
  */
 export type TokenPolicy = (claims: TokenClaims) => Promise<boolean>;
+
+/** A token counts only while every one of `policies` says it does. */
+export function everyPolicy(...policies: TokenPolicy[]): TokenPolicy {
+  return async (claims) => {
+    for (const policy of policies) if (!(await policy(claims))) return false;
+    return true;
+  };
+}
 
 /** Why a bearer token gets no key: the 403's detail and its reason for the web app. */
 export interface KeyRefusal {
@@ -95,4 +104,15 @@ export async function resolveValidUser(
 
 export function isAdmin(user: ValidUser): boolean {
   return user.member.roles.includes('admin');
+}
+
+/**
+ * The admin whose code a key or session was minted through, when that is someone else than the
+ * member (docs/api.md, "Admin power needs your own key"): such a key stays a member key, however
+ * the member's roles change. Undefined for the member's own.
+ */
+export function mintedByAnother(user: ValidUser): string | undefined {
+  const madeBy = user.identity.payload.made_by;
+  if (typeof madeBy !== 'string' || sameCallsign(madeBy, user.member.callsign)) return undefined;
+  return madeBy;
 }

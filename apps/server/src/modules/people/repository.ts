@@ -258,6 +258,30 @@ export async function removeMemberRole(
 }
 
 /** Every member, whatever their status (pending, active, revoked). */
+/**
+ * The member's live keys (unrevoked, unexpired at `now`) minted through another admin's code: the
+ * keys that stay member keys when they are promoted (docs/api.md). Read beside the promotion.
+ */
+export async function findLiveKeysMadeByOthers(
+  executor: Executor,
+  callsign: string,
+  now: number,
+): Promise<{ serial: string; madeBy: string }[]> {
+  const rows = await executor
+    .selectFrom('issued_certificates')
+    .select(['serial', 'made_by'])
+    .where((eb) => callsignIn(eb, 'callsign', callsign))
+    .where('purpose', '<>', 'server')
+    .where('revoked_at', 'is', null)
+    .where('not_after', '>', now)
+    .where('made_by', 'is not', null)
+    .where((eb) => eb.not(callsignIn(eb, 'made_by', callsign)))
+    .orderBy('issued_at')
+    .orderBy('serial')
+    .execute();
+  return rows.map((row) => ({ serial: row.serial, madeBy: row.made_by ?? '' }));
+}
+
 export async function countAllMembers(executor: Executor): Promise<number> {
   const row = await executor
     .selectFrom('members')

@@ -19,6 +19,7 @@ import {
   countSeenOnTakSince,
   findMemberByCallsign,
   findLastSeenOnTak,
+  findLiveKeysMadeByOthers,
   findMemberPreset,
   findTakenCallsigns,
   insertMember,
@@ -99,15 +100,19 @@ export class PeopleService {
     return memberRow(this.db, callsign);
   }
 
-  /** Gives an active member the admin role; 404 not an active member, 400 already admin. */
+  /**
+   * Gives an active member the admin role; 404 not an active member, 400 already admin. The
+   * answer names the member's live keys another admin's code minted: they stay member keys.
+   */
   promote(actor: Actor, callsign: string): Promise<string> {
     const change = this.db.transaction().execute(async (trx) => {
       const target = await activeMember(trx, callsign);
       if (!(await addMemberRole(trx, target.callsign, ADMIN))) {
         throw new BadRequestError(`${target.callsign} is already an admin`);
       }
+      const others = await findLiveKeysMadeByOthers(trx, target.callsign, this.now().getTime());
       await this.audit(trx, actor, 'member.promote', target.callsign);
-      return `${target.callsign} is now an admin`;
+      return `${target.callsign} is now an admin${memberKeysNote(target.callsign, others)}`;
     });
     return thenPublish(this.directory, change);
   }
@@ -120,6 +125,17 @@ export class PeopleService {
   ): Promise<void> {
     return auditChange(trx, actor, action, target, this.now().getTime());
   }
+}
+
+/** What promotion says of the keys that stay member keys (docs/api.md); empty when none. */
+function memberKeysNote(callsign: string, keys: readonly { serial: string }[]): string {
+  if (keys.length === 0) return '';
+  const verb = keys.length === 1 ? 'was' : 'were';
+  return (
+    `. ${keys.length} of ${callsign}’s live keys ${verb} minted through another admin’s code ` +
+    `and carry no admin power (serial ${keys.map((key) => key.serial).join(', ')}): admin ` +
+    `calls need a key ${callsign} minted themselves`
+  );
 }
 
 async function auditChange(

@@ -61,6 +61,7 @@ describe('Your keys', () => {
     const made = await screen.findByText('made by Golf1 (through their code)');
     expect(made.closest('li')).toHaveTextContent('This device');
     expect(screen.getAllByText(/^made by /)).toHaveLength(1);
+    expect(screen.getAllByText(/^A member key: made through another admin's code/)).toHaveLength(1);
   });
 
   it('says when a TAK Server last checked a key', async () => {

@@ -14,6 +14,7 @@ import { memberActionFailure } from './action-failure';
 import { Groups, KeyExpiry, LastSeen, MemberState } from './member-facts';
 import { MemberGroupsEditor } from '../../groups/components/member-groups-editor';
 import { PresetEditor } from './preset-editor';
+import { PromoteKeysNote } from './promote-keys-note';
 import { RevocationReceiptDialog } from './revocation-receipt';
 import { UserKeysSection } from './user-keys-section';
 
@@ -136,7 +137,12 @@ function MemberActions({ member, self }: { member: MemberRow; self: boolean }) {
           if (!open && !pending) setAsking(null);
         }}
         title={t(`admin.member.${change}_title`, { callsign })}
-        message={t(`admin.member.${change}_effects`, { callsign })}
+        message={
+          <>
+            {t(`admin.member.${change}_effects`, { callsign })}
+            {change === 'promote' && <PromoteKeysNote callsign={callsign} />}
+          </>
+        }
         cancelLabel={t('admin.users.go_back')}
         confirmLabel={
           changeRole.isPending ? t('admin.users.saving') : t(`admin.member.${change}_confirm`)

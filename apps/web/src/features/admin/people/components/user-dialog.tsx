@@ -2,6 +2,7 @@ import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../../../components/button';
 import { ConfirmStepButtons } from '../../../../components/confirm-dialog';
+import { PromoteKeysNote } from './promote-keys-note';
 import { Dialog } from '../../../../components/dialog';
 import { useChangeRole, useRevokePerson, type Person } from '../api/people';
 import { MemberGroupsEditor } from '../../groups/components/member-groups-editor';
@@ -135,6 +136,7 @@ export function UserDialog({
       <p className="text-sm text-stone-600">{t('admin.users.revoke_hint')}</p>
       {tools}
       {alert}
+      {!person.isAdmin && <PromoteKeysNote callsign={callsign} />}
       <PresetEditor callsign={callsign} />
       <MemberGroupsEditor callsign={callsign} />
       <UserKeysSection callsign={callsign} />

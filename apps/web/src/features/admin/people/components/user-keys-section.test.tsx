@@ -172,7 +172,19 @@ describe('the Keys section of the user dialog', () => {
     renderWithProviders(<UserKeysSection callsign="Ranger1" />);
     const rows = await screen.findAllByRole('listitem');
     expect(rows[0]).toHaveTextContent('made by Charlie1 (through their code)');
+    // A member key, whatever the member's role, and how an admin gets their own.
+    expect(rows[0]).toHaveTextContent('A member key: made through another admin');
+    expect(rows[0]).toHaveTextContent('with a key of their own');
     expect(rows[1]).not.toHaveTextContent('made by');
+    expect(rows[1]).not.toHaveTextContent('A member key');
+  });
+
+  it('names the keys another admin’s code made in Finnish too', async () => {
+    fakeKeys([entry('0a', 'tak-enroll', { made_by: 'Charlie1' })]);
+    renderWithProviders(<UserKeysSection callsign="Ranger1" />, { language: 'fi' });
+    const [row] = await screen.findAllByRole('listitem');
+    expect(row).toHaveTextContent('Jäsenen avain');
+    expect(row).not.toHaveTextContent('A member key');
   });
 
   it('says when and from where a TAK Server last checked a key', async () => {
