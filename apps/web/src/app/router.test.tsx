@@ -1,8 +1,9 @@
-import { configure, getConfig, screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiPaths } from '@callsign/contract';
 import { AuthProvider } from '../features/auth/components/auth-provider';
+import { waitLongerInThisFile } from '../test/patient';
 import { renderWithProviders } from '../test/render';
 import { server } from '../test/server';
 import { listenWithMockApi } from '../test/server';
@@ -12,16 +13,8 @@ import './routes/admin-pages';
 
 listenWithMockApi();
 
-// A page here waits on the guard's sign-in check, the lazy admin chunk and its own calls: on a
-// busy machine that is more than the default second (the old code failed 2 runs in 3 at a load
-// of 25 on 2 cores). Restored after the file, which shares its worker with others.
-const defaultWait = getConfig().asyncUtilTimeout;
-beforeAll(() => {
-  configure({ asyncUtilTimeout: 10_000 });
-});
-afterAll(() => {
-  configure({ asyncUtilTimeout: defaultWait });
-});
+// The old code failed 2 runs in 3 at a load of 25 on 2 cores with the default second.
+waitLongerInThisFile();
 
 /** Signed in with the key of admin Chief1; the console address as the server is configured. */
 function signedInAdmin(

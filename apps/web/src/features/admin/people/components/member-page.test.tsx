@@ -5,11 +5,13 @@ import { Route, Routes } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { API_PREFIX, apiPaths, type MemberRow } from '@callsign/contract';
 import { paths } from '../../../../lib/paths';
+import { waitLongerInThisFile } from '../../../../test/patient';
 import { renderWithProviders } from '../../../../test/render';
 import { listenWithMockApi, server } from '../../../../test/server';
 import { MemberPage } from './member-page';
 
 listenWithMockApi();
+waitLongerInThisFile();
 
 const RECEIPT = {
   certificates_revoked: 2,
