@@ -23,7 +23,6 @@ const AdminMemberPage = lazyPage(adminPages, 'AdminMemberPage');
 const SystemPage = lazyPage(adminPages, 'SystemPage');
 const AdminHomePage = lazyPage(adminPages, 'AdminHomePage');
 const UserAreasPage = lazyPage(adminPages, 'UserAreasPage');
-const MemberListRoute = lazyPage(adminPages, 'MemberListRoute');
 const CodeListPage = lazyPage(adminPages, 'CodeListPage');
 const InviteQrPage = lazyPage(adminPages, 'InviteQrPage');
 const ApprovalPage = lazyPage(adminPages, 'ApprovalPage');
@@ -72,7 +71,11 @@ export function AppRoutes() {
           <Route element={<AdminLayout />}>
             <Route path={paths.admin.home.path} element={<AdminHomePage />} />
             <Route path={paths.admin.manageUsers.path} element={<UserAreasPage />} />
-            <Route path={paths.admin.userManagement.path} element={<MemberListRoute />} />
+            {/* The old list: now the members table (docs/architecture.md, One member screen). */}
+            <Route
+              path={paths.admin.userManagement.path}
+              element={<Navigate to={paths.admin.people.path} replace />}
+            />
             <Route path={paths.admin.people.path} element={<MembersPage />} />
             <Route path={paths.admin.member.path} element={<AdminMemberPage />} />
             <Route path={paths.admin.codeList.path} element={<CodeListPage />} />

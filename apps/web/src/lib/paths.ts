@@ -27,6 +27,7 @@ export const paths = {
   admin: {
     home: { path: ADMIN },
     manageUsers: { path: `${ADMIN}/manageusers` },
+    /** The spec's Manage users page: a bookmark to it leads to the members table (`people`). */
     userManagement: { path: `${ADMIN}/user-management` },
     codeList: { path: CODE_LIST },
     inviteCode: withParam(CODE_LIST, 'inviteCode'),

@@ -3,7 +3,6 @@ import { useAuth } from '../../features/auth/components/auth-provider';
 import { AdminNav } from '../../features/admin/shared/components/admin-nav';
 import { MemberPage } from '../../features/admin/people/components/member-page';
 import { AdminHome } from '../../features/admin/home/components/admin-home';
-import { MemberListPage } from '../../features/admin/people/components/member-list-page';
 import { EnrollmentQrButton } from '../../features/tak/components/enrollment-qr-button';
 import { CaRenewalBanner } from '../../features/own-keys/components/ca-renewal-banner';
 import { RenewalBanner } from '../../features/own-keys/components/renewal-banner';
@@ -50,12 +49,10 @@ export function AdminHomePage() {
   );
 }
 
-/** /app/admin/user-management, with the TAK enrollment QR in the dialog of each member. */
-export function MemberListRoute() {
-  return <MemberListPage memberTools={(callsign) => <EnrollmentQrButton callsign={callsign} />} />;
-}
-
-/** /app/admin/people/{callsign}: the member's page; actions on the signed-in admin are off. */
+/**
+ * /app/admin/people/{callsign}: the member's page, with the TAK enrollment station where the
+ * member actions offer it; actions on the signed-in admin are off.
+ */
 export function AdminMemberPage() {
   const { callsign } = useAuth();
   return (

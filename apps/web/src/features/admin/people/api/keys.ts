@@ -100,9 +100,3 @@ export function useRevokePersonKey() {
     onSettled,
   });
 }
-
-export function useCreateRenewalCode() {
-  // The code may have revoked the member's keys.
-  const onSettled = useInvalidateKeys();
-  return useMutation({ mutationFn: createRenewalCode, onSettled });
-}

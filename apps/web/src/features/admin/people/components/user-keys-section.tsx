@@ -7,6 +7,7 @@ import { InlineConfirm } from '../../../../components/inline-confirm';
 import { KeyList } from '../../../../components/key-list';
 import { keyName, keyState, whatStopsWorking } from '../../../../lib/key-names';
 import { errorText } from '../../../../lib/error-text';
+import type { ActionTarget } from '../actions/definitions';
 import { personKeysQueryOptions, useRevokePersonKey } from '../api/keys';
 import { QueryState } from '../../shared/components/query-state';
 import { RenewalCodeShare } from './renewal-code-share';
@@ -73,10 +74,11 @@ function RevokeKeyAction({
 }
 
 /**
- * The "Keys" section of the user dialog: the member's keys, each live one
- * revocable (a lost device), and a renewal code (which revokes the keys that still work).
+ * The "Keys" section of a member: their keys, each live one revocable (a lost device), and a
+ * renewal code (which revokes the keys that still work). `target`, where the member's row is
+ * known (their page): a renewal code the server would refuse is not offered, its reason shown.
  */
-export function UserKeysSection({ callsign }: { callsign: string }) {
+export function UserKeysSection({ callsign, target }: { callsign: string; target?: ActionTarget }) {
   const { t } = useTranslation();
   const titleId = useId();
   const keys = useQuery(personKeysQueryOptions(callsign));
@@ -105,6 +107,7 @@ export function UserKeysSection({ callsign }: { callsign: string }) {
       )}
       <RenewalCodeShare
         callsign={callsign}
+        target={target}
         liveKeys={keys.data?.filter((key) => keyState(key) === 'live').length ?? 0}
       />
     </section>

@@ -5,7 +5,6 @@
 export const adminKeys = {
   all: ['admin'] as const,
   people: () => [...adminKeys.all, 'people'] as const,
-  peopleList: () => [...adminKeys.people(), 'list'] as const,
   memberTable: (filters: object) => [...adminKeys.people(), 'table', filters] as const,
   member: (callsign: string) => [...adminKeys.people(), 'member', callsign.toLowerCase()] as const,
   invites: () => [...adminKeys.all, 'invites'] as const,

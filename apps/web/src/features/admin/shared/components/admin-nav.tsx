@@ -17,11 +17,7 @@ const ITEMS: readonly NavItem[] = [
   {
     to: paths.admin.people.path,
     label: 'members',
-    current: [
-      paths.admin.people.path,
-      paths.admin.userManagement.path,
-      paths.admin.expiringKeys.path,
-    ],
+    current: [paths.admin.people.path, paths.admin.expiringKeys.path],
   },
   { to: paths.admin.approval.path, label: 'approvals', current: [paths.admin.approval.path] },
   { to: paths.admin.codeList.path, label: 'invites', current: [paths.admin.codeList.path] },
