@@ -123,6 +123,40 @@ function open(callsign: string, language = 'en') {
 const actions = () => screen.getByRole('region', { name: 'Actions' });
 
 describe('MemberPage: the member actions', () => {
+  it('says in the promote question which of the member’s keys stay member keys', async () => {
+    fakeMembers();
+    server.use(
+      http.get(`${API_PREFIX}/people/:callsign/keys`, () =>
+        HttpResponse.json({
+          keys: [
+            {
+              serial: '0a',
+              purpose: 'tak-enroll',
+              issued_at: '2026-11-01T10:00:00.000Z',
+              expires_at: '2099-11-01T10:00:00.000Z',
+              revoked_at: null,
+              client_uid: 'ANDROID-0a',
+              current: false,
+              made_by: 'Boss2',
+              last_checked_at: null,
+            },
+          ],
+          last_seen_tak_at: null,
+          renew_ca_by: null,
+        }),
+      ),
+    );
+    const user = userEvent.setup();
+    open('Ranger1');
+    await user.click(await screen.findByRole('button', { name: 'Promote to admin' }));
+    const ask = await screen.findByRole('dialog', { name: 'Make Ranger1 an admin?' });
+    expect(
+      await within(ask).findByText(/of Ranger1's keys was made through another admin's code/),
+    ).toHaveTextContent(
+      'device ANDROID-0a, 1 November): it stays a member key and carries no admin power',
+    );
+  });
+
   it('promotes a member after asking; the row is asked again and shows them as admin', async () => {
     const api = fakeMembers();
     const user = userEvent.setup();
