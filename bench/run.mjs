@@ -1,5 +1,5 @@
 // The portal's performance figures (issue 9). Run through `bash bench/run.sh [--quick]
-// [--only=issuance,api,web,growth,isolation,bulk,enroll,burst,connections,ocsp,directory,members] [--record]`; see bench/README.md.
+// [--only=issuance,api,web,growth,isolation,bulk,enroll,burst,connections,ocsp,ocsp-strangers,directory,members] [--record]`; see bench/README.md.
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +21,8 @@ const sectionRunners = {
   burst: async () => (await import('./sections/burst.mjs')).burstSection,
   connections: async () => (await import('./sections/connections.mjs')).connectionsSection,
   ocsp: async () => (await import('./sections/ocsp.mjs')).ocspSection,
+  'ocsp-strangers': async () =>
+    (await import('./sections/ocsp-strangers.mjs')).ocspStrangersSection,
   directory: async () => (await import('./sections/directory.mjs')).directorySection,
   members: async () => (await import('./sections/members.mjs')).membersSection,
 };

@@ -8,97 +8,18 @@
 import http from 'node:http';
 import { X509Certificate } from 'node:crypto';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fmt, importServer, loadAverage, percentile, startChild, table } from '../lib/common.mjs';
 import { pooledClient } from '../lib/client.mjs';
 import { limitsParagraph, physicalLimits } from '../lib/limits.mjs';
 import { benchEngines, createPostgresDatabase } from '../lib/postgres.mjs';
 import { probe } from './isolation.mjs';
+import { latencyRow, postOcsp, signaturesSoFar, startFlood } from '../lib/ocsp-client.mjs';
 
 const portalScript = new URL('../lib/portal-process.mjs', import.meta.url).pathname;
 const LOOPS = 20;
 const CLIENTS = 10;
 const HEALTH_EVERY_MS = 10;
-
-/**
- * One POST of `body` to `/ca/ocsp` in plain HTTP on `agent`.
- * @param {{ port: number, host: string }} server @param {http.Agent} agent @param {Buffer} body
- * @returns {Promise<{ status: number, ms: number, body: Buffer }>}
- */
-function postOcsp(server, agent, body) {
-  const start = performance.now();
-  return new Promise((resolve) => {
-    const request = http.request(
-      {
-        host: '127.0.0.1',
-        port: server.port,
-        method: 'POST',
-        path: '/ca/ocsp',
-        agent,
-        headers: {
-          host: server.host,
-          'content-type': 'application/ocsp-request',
-          'content-length': body.length,
-        },
-      },
-      (response) => {
-        /** @type {Buffer[]} */
-        const chunks = [];
-        response.on('data', (chunk) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            ms: performance.now() - start,
-            body: Buffer.concat(chunks),
-          }),
-        );
-      },
-    );
-    request.on('error', () =>
-      resolve({ status: 0, ms: performance.now() - start, body: Buffer.alloc(0) }),
-    );
-    request.end(body);
-  });
-}
-
-/**
- * `loops` loops, each one keep-alive connection sending the same request as soon as the last was
- * answered, until `stop()` or until each has sent `perLoop` (bounded in count and in time), run
- * in a worker thread (ocsp-flood-worker.mjs) so that they do not slow this thread's probe.
- * @param {{ port: number, host: string }} server @param {Buffer} body @param {number} perLoop
- * @param {number} loops
- */
-function startFlood(server, body, perLoop, loops) {
-  const worker = new Worker(new URL('./ocsp-flood-worker.mjs', import.meta.url), {
-    workerData: { port: server.port, host: server.host, body, perLoop, loops },
-  });
-  /** @type {Promise<{ statuses: Record<string, number>, seconds: number }>} */
-  const finished = new Promise((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  return {
-    async stop() {
-      worker.postMessage('stop');
-      const { statuses, seconds } = await finished;
-      await worker.terminate();
-      const answered = Object.values(statuses).reduce((a, b) => a + b, 0);
-      return { statuses, seconds, answered, perSecond: answered / seconds };
-    },
-  };
-}
-
-/** @param {string} name @param {number[]} latencies */
-function row(name, latencies) {
-  return [
-    name,
-    fmt(percentile(latencies, 50), 2),
-    fmt(percentile(latencies, 99), 2),
-    fmt(percentile(latencies, 100), 1),
-    latencies.length,
-  ];
-}
 
 /**
  * What `fn` gives, with the load average before and after it.
@@ -109,19 +30,6 @@ async function withLoad(fn) {
   const before = loadAverage();
   const result = await fn();
   return { ...result, load: `${before} → ${loadAverage()}` };
-}
-
-/**
- * The portal's count of OCSP answers it signed, from its Prometheus listener.
- * @param {{ metricsPort: number }} info
- */
-async function signaturesSoFar(info) {
-  const response = await fetch(`http://127.0.0.1:${info.metricsPort}/metrics`);
-  const text = await response.text();
-  const line = text.split('\n').find((l) => l.startsWith('callsign_portal_ocsp_signatures_total '));
-  if (line === undefined)
-    throw new Error('the portal reports no callsign_portal_ocsp_signatures_total');
-  return Number(line.split(' ')[1]);
 }
 
 /**
@@ -395,8 +303,8 @@ export async function ocspSection(context) {
     ],
   ]);
   const floodRows = runs.flatMap((r) => [
-    row(`${r.engine}: healthcheck, idle`, r.flood.idle),
-    row(`${r.engine}: healthcheck, during the OCSP flood`, r.flood.flooded),
+    latencyRow(`${r.engine}: healthcheck, idle`, r.flood.idle),
+    latencyRow(`${r.engine}: healthcheck, during the OCSP flood`, r.flood.flooded),
   ]);
   const markdown = [
     '## 10. OCSP on the hot path (issues 25 and 32)',

@@ -96,6 +96,7 @@ export function scrapeProbes(portal: Portal): ScrapeProbes {
     ...(database.poolUsage === undefined ? {} : { pool: database.poolUsage }),
     ...(keyPool === undefined ? {} : { keyPool: () => keyPool.available }),
     ocspSignatures: () => ca.ocspSignatures,
+    ocspRefusals: () => ca.ocspRefusals,
     revocationFetches: async () => {
       const { ocsp, crl } = await portal.services.presence.lastFetches();
       return {

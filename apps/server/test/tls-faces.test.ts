@@ -430,6 +430,8 @@ describe.each(testEngines())('on $name', (engine) => {
       const revoked = await ask();
       expect(revoked.stderr).toContain('Response verify OK');
       expect(revoked.stdout).toContain('Cert Status: revoked');
+      // A member revoked has left the unit (docs/api.md, "The OCSP responder").
+      expect(revoked.stdout).toContain('Revocation Reason: affiliationChanged (0x3)');
     });
   });
 
@@ -503,6 +505,29 @@ describe.each(testEngines())('on $name', (engine) => {
       });
       expect(answer.stderr).toContain('Response verify OK');
       expect(answer.stdout).toContain(': good');
+    });
+
+    it('gives openssl ocsp -url a serial this CA never issued an unsigned unauthorized', async () => {
+      const key = await portal.addMember('Heron8');
+      const { ocsp } = await revocationUrlsOf(key.certificatePem);
+      const issuerFile = path.join(portal.workDir, 'never-issued-issuer.pem');
+      await writeFile(issuerFile, portal.portal.ca.issuingCertificatePem);
+      const before = portal.portal.ca.ocspSignatures;
+      for (const serial of ['0x7e57c0ffee', '0x0badf00d0badf00d']) {
+        const answer = await run('openssl', [
+          'ocsp',
+          '-issuer',
+          issuerFile,
+          '-serial',
+          serial,
+          '-url',
+          `http://127.0.0.1:${portal.port}${new URL(ocsp ?? '').pathname}`,
+          '-CAfile',
+          portal.chainFile,
+        ]);
+        expect(answer.stdout + answer.stderr).toContain('Responder Error: unauthorized (6)');
+      }
+      expect(portal.portal.ca.ocspSignatures).toBe(before);
     });
 
     it('sends HSTS over HTTPS only, never with a CA file in plain HTTP (RFC 6797 §7.2)', async () => {

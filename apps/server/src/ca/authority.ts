@@ -18,7 +18,7 @@ import {
   type KeyAlgorithm,
   type PublicKeyType,
 } from './key-pair.js';
-import { OcspResponder, type OcspLookup } from './ocsp.js';
+import { OcspResponder, type OcspLookup, type OcspRefusal } from './ocsp.js';
 import { isOcspSignerCurrent, loadOrIssueOcspSigner } from './ocsp-signer.js';
 import { signLeaf, type LeafOrder, type LeafSigning } from './leaf.js';
 import { decodePemBlocks, encodePem } from './pem.js';
@@ -426,23 +426,40 @@ export class CertificateAuthority {
    * Answers an OCSP request (DER) with a response (DER) signed by the delegated OCSP signer of
    * the issuing CA asked about, cached until a status `lookup` gives changes (ocsp.ts). The
    * lookup is told which issuing CA was asked, so that a key of another one is not called good.
-   * A request about a CA this authority does not hold gets `unauthorized`.
+   * A request about a CA this authority does not hold gets `unauthorized`. A new signature spends
+   * one of `clientAddress`'s share (ocsp.ts).
    */
   async respondOcsp(
     requestDer: Buffer,
     lookup: (serial: string, generation: number) => ReturnType<OcspLookup>,
+    clientAddress?: string,
   ): Promise<Buffer> {
     const certIds = readOcspRequest(requestDer);
     const issuer =
       this.issuers.find((candidate) =>
         certIds?.some((certId) => candidate.ocsp.answersFor(certId)),
       ) ?? this.current;
-    return issuer.ocsp.respond(requestDer, (serial) => lookup(serial, issuer.generation));
+    return issuer.ocsp.respond(
+      requestDer,
+      (serial) => lookup(serial, issuer.generation),
+      clientAddress,
+    );
   }
 
   /** OCSP answers signed by this process so far, for every issuing CA (a cached answer costs none). */
   get ocspSignatures(): number {
     return this.issuers.reduce((sum, issuer) => sum + issuer.ocsp.signedAnswers, 0);
+  }
+
+  /** OCSP requests answered `tryLater` by this process so far, for every issuing CA, by why. */
+  get ocspRefusals(): Record<OcspRefusal, number> {
+    const total: Record<OcspRefusal, number> = { address_budget: 0, queue_full: 0 };
+    for (const { ocsp } of this.issuers) {
+      for (const [reason, count] of Object.entries(ocsp.refusals)) {
+        total[reason as OcspRefusal] += count;
+      }
+    }
+    return total;
   }
 
   /**

@@ -6,6 +6,8 @@ export interface RequestedCertId {
   readonly der: Buffer;
   /** The hash algorithm's OID, as the DER content bytes of the OBJECT IDENTIFIER (hex). */
   readonly hashOid: string;
+  /** The hashAlgorithm AlgorithmIdentifier's DER: the OID, then a NULL or no parameters. */
+  readonly algorithm: Buffer;
   readonly issuerNameHash: Buffer;
   readonly issuerKeyHash: Buffer;
   /** Normalised as `normalizeSerial` gives it. */
@@ -23,6 +25,7 @@ const SEQUENCE = 0x30;
 const OCTET_STRING = 0x04;
 const INTEGER = 0x02;
 const OBJECT_IDENTIFIER = 0x06;
+const NULL = 0x05;
 // TBSRequest's optional version [0] and requestorName [1], before the requestList.
 const TBS_VERSION = 0xa0;
 const TBS_REQUESTOR = 0xa1;
@@ -59,6 +62,13 @@ function readCertId(der: Buffer, start: number): RequestedCertId {
   const certId = element(der, start, SEQUENCE);
   const algorithm = element(der, certId.contentStart, SEQUENCE);
   const oid = element(der, algorithm.contentStart, OBJECT_IDENTIFIER);
+  // A hash algorithm takes no parameters: absent, or NULL as Java and openssl write them.
+  if (oid.end !== algorithm.end) {
+    const params = element(der, oid.end, NULL);
+    if (params.end !== algorithm.end || params.contentStart !== params.end) {
+      throw new RangeError('hash algorithm parameters');
+    }
+  }
   const nameHash = element(der, algorithm.end, OCTET_STRING);
   const keyHash = element(der, nameHash.end, OCTET_STRING);
   const serial = element(der, keyHash.end, INTEGER);
@@ -68,6 +78,7 @@ function readCertId(der: Buffer, start: number): RequestedCertId {
   return {
     der: der.subarray(start, certId.end),
     hashOid: der.toString('hex', oid.contentStart, oid.end),
+    algorithm: der.subarray(certId.contentStart, algorithm.end),
     issuerNameHash: der.subarray(nameHash.contentStart, nameHash.end),
     issuerKeyHash: der.subarray(keyHash.contentStart, keyHash.end),
     serial: normalizeSerial(der.toString('hex', serial.contentStart, serial.end)),

@@ -4,9 +4,12 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CertificateAuthority, type IssuedCertificate } from './authority.js';
 import * as pkijs from 'pkijs';
-import { ocspQuestion } from './ocsp-check.js';
+import { ocspQuestion, readOcspAnswer } from './ocsp-check.js';
+import { ocspRequestFor } from './ocsp-request.testing.js';
+import { randomSerial } from './serial.js';
 import { OCSP_SIGNER_FILES } from './ocsp-signer.js';
 import { loadTestCa } from './test-ca.testing.js';
+import { OCSP_NEW_SIGNATURES_BURST } from './ocsp.js';
 import type { OcspCertificateStatus } from './ocsp.js';
 import {
   makeTempDir,
@@ -127,16 +130,11 @@ describe('respondOcsp', () => {
     expect(lookedUp.sort()).toEqual([good.serial, revoked.serial].sort());
   });
 
-  it('answers unknown for a serial it never issued', async () => {
-    const { code, output, statuses } = await roundTrip([
-      '-issuer',
-      files.issuing,
-      '-serial',
-      '0x1234',
-    ]);
-    expect(code).toBe(0);
-    expect(output).toContain('Response verify OK');
-    expect(statuses).toMatch(/0x1234: unknown\n/);
+  it('answers unauthorized, unsigned, for a serial it never issued (RFC 6960 2.3)', async () => {
+    const before = ca.ocspSignatures;
+    const { output } = await roundTrip(['-issuer', files.issuing, '-serial', '0x1234']);
+    expect(output).toContain('Responder Error: unauthorized (6)');
+    expect(ca.ocspSignatures).toBe(before);
   });
 
   it('answers unauthorized, without a lookup, for a certificate of another issuer', async () => {
@@ -261,8 +259,9 @@ describe('answers not yet cached', () => {
     const issuer = ca.issuingCertificatePem;
     // 40 serials never asked about: 40 answers to sign at once.
     const questions = Array.from({ length: 40 }, (_, i) => ocspQuestion(issuer, `7e57${i + 16}`));
+    const issued = () => Promise.resolve<OcspCertificateStatus>({ status: 'good' });
     const answers = await Promise.all(
-      questions.map((question) => ca.respondOcsp(question.der, lookup)),
+      questions.map((question) => ca.respondOcsp(question.der, issued)),
     );
     const statuses = answers.map(
       (answer) =>
@@ -271,9 +270,114 @@ describe('answers not yet cached', () => {
     // successful (0) for the first 32, tryLater (3) for the rest.
     expect(statuses).toEqual([...Array<number>(32).fill(0), ...Array<number>(8).fill(3)]);
     // Asked again once the queue has drained, they are answered.
-    const again = await ca.respondOcsp(questions[39]!.der, lookup);
+    const again = await ca.respondOcsp(questions[39]!.der, issued);
     expect(
       pkijs.OCSPResponse.fromBER(new Uint8Array(again)).responseStatus.valueBlock.valueDec,
     ).toBe(0);
+  });
+});
+
+/** The OCSP responseStatus of an answer: 0 successful, 3 tryLater, 6 unauthorized. */
+function responseStatusOf(answer: Buffer): number {
+  return pkijs.OCSPResponse.fromBER(new Uint8Array(answer)).responseStatus.valueBlock.valueDec;
+}
+
+// docs/api.md, "The OCSP responder": a CertID is answered in one form per certificate, and only a
+// certificate this CA issued costs a signature.
+describe('what a new CertID costs', () => {
+  it('signs nothing for serials this CA never issued, in any hash algorithm', async () => {
+    const before = ca.ocspSignatures;
+    for (const hash of ['sha1', 'sha256'] as const) {
+      for (let i = 0; i < 20; i++) {
+        const answer = await ca.respondOcsp(
+          ocspRequestFor(ca.issuingCertificatePem, randomSerial(), { hash }),
+          lookup,
+        );
+        expect(responseStatusOf(answer)).toBe(6);
+      }
+    }
+    expect(ca.ocspSignatures).toBe(before);
+  });
+
+  it('answers a zero-padded serial from the answer of the plain one', async () => {
+    const plain = ocspQuestion(ca.issuingCertificatePem, good.serial);
+    expect(
+      (
+        await readOcspAnswer(
+          await ca.respondOcsp(plain.der, lookup),
+          plain,
+          ca.issuingCertificatePem,
+        )
+      ).status,
+    ).toBe('good');
+    const before = ca.ocspSignatures;
+    for (let zeroPadding = 1; zeroPadding <= 5; zeroPadding++) {
+      const padded = ocspRequestFor(ca.issuingCertificatePem, good.serial, { zeroPadding });
+      const answer = await ca.respondOcsp(padded, lookup);
+      // Read as Java reads it: the serial compared as a number.
+      expect((await readOcspAnswer(answer, plain, ca.issuingCertificatePem)).status).toBe('good');
+    }
+    expect(ca.ocspSignatures).toBe(before);
+  });
+
+  it('answers SHA-1 and SHA-256 CertIDs, each signed once; other hashes unauthorized', async () => {
+    const sha256 = ocspRequestFor(ca.issuingCertificatePem, revoked.serial, { hash: 'sha256' });
+    expect(responseStatusOf(await ca.respondOcsp(sha256, lookup))).toBe(0);
+    const before = ca.ocspSignatures;
+    for (let zeroPadding = 0; zeroPadding < 4; zeroPadding++) {
+      const again = ocspRequestFor(ca.issuingCertificatePem, revoked.serial, {
+        hash: 'sha256',
+        zeroPadding,
+      });
+      expect(responseStatusOf(await ca.respondOcsp(again, lookup))).toBe(0);
+    }
+    for (const hash of ['sha384', 'sha512'] as const) {
+      const other = ocspRequestFor(ca.issuingCertificatePem, revoked.serial, { hash });
+      expect(responseStatusOf(await ca.respondOcsp(other, lookup))).toBe(6);
+    }
+    expect(ca.ocspSignatures).toBe(before);
+  });
+
+  it("keeps members' answers cached past the cache's size of strangers' serials", async () => {
+    const member = ocspQuestion(ca.issuingCertificatePem, good.serial);
+    await ca.respondOcsp(member.der, lookup);
+    // More strangers than the cache holds (10,000 answers).
+    for (let i = 0; i < 10_001; i++) {
+      await ca.respondOcsp(ocspRequestFor(ca.issuingCertificatePem, randomSerial()), lookup);
+    }
+    const before = ca.ocspSignatures;
+    await ca.respondOcsp(member.der, lookup);
+    expect(ca.ocspSignatures).toBe(before);
+  });
+});
+
+describe('new signatures per address', () => {
+  it('past its share, an address is told tryLater; others are still answered', async () => {
+    const frozen = new Date();
+    const bounded = await loadTestCa({
+      dir: path.join(tmp, 'ca'),
+      publicBaseUrl: 'https://portal.example.org',
+      now: () => frozen,
+    });
+    const issued = () => Promise.resolve<OcspCertificateStatus>({ status: 'good' });
+    const ask = (address: string) =>
+      bounded.respondOcsp(
+        ocspQuestion(bounded.issuingCertificatePem, randomSerial()).der,
+        issued,
+        address,
+      );
+    const statuses: number[] = [];
+    for (let i = 0; i < OCSP_NEW_SIGNATURES_BURST + 3; i++)
+      statuses.push(responseStatusOf(await ask('192.0.2.7')));
+    expect(statuses).toEqual([
+      ...Array<number>(OCSP_NEW_SIGNATURES_BURST).fill(0),
+      ...Array<number>(3).fill(3),
+    ]);
+    expect(bounded.ocspRefusals).toEqual({ address_budget: 3, queue_full: 0 });
+    expect(responseStatusOf(await ask('192.0.2.8'))).toBe(0);
+    // A cached answer costs no share: the first address is still answered from memory.
+    const member = ocspQuestion(bounded.issuingCertificatePem, good.serial);
+    await bounded.respondOcsp(member.der, lookup, '192.0.2.8');
+    expect(responseStatusOf(await bounded.respondOcsp(member.der, lookup, '192.0.2.7'))).toBe(0);
   });
 });

@@ -3,6 +3,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import type { RevocationReason } from './crl.js';
 import { readOcspRequest, type RequestedCertId } from './ocsp-request.js';
+import { SignatureBudget } from './signature-budget.js';
 import type { CaSigner } from './signer.js';
 
 export type OcspCertificateStatus =
@@ -30,13 +31,11 @@ const REASON_CODES: Record<RevocationReason, number> = {
   superseded: 4,
   cessationOfOperation: 5,
 };
-// The hash algorithms a CertID may use, by OID (its DER content bytes, hex): 1.3.14.3.2.26 and
-// 2.16.840.1.101.3.4.2.1 to .3.
+// The hash algorithms a CertID may use, by OID (its DER content bytes, hex): 1.3.14.3.2.26 (what
+// Java's and openssl's OCSP clients send) and 2.16.840.1.101.3.4.2.1. Any other is `unauthorized`.
 const CERT_ID_HASHES: Record<string, string> = {
   '2b0e03021a': 'sha1',
   '608648016503040201': 'sha256',
-  '608648016503040202': 'sha384',
-  '608648016503040203': 'sha512',
 };
 // How long a client may rely on an answer (nextUpdate). A revocation does not wait for it on this
 // side: the record is read on every request and a changed status is signed anew at once.
@@ -47,6 +46,13 @@ const MAX_REQUESTS = 16;
 const MAX_CACHED_ANSWERS = 10_000;
 // Answers not yet cached are signed one at a time; past this many waiting, `tryLater`.
 const MAX_WAITING_SIGNATURES = 32;
+/** New signatures (answers not served from memory) one client address may cause at once... */
+export const OCSP_NEW_SIGNATURES_BURST = 100;
+/** ...and per second after that. */
+export const OCSP_NEW_SIGNATURES_PER_SECOND = 10;
+
+/** Why an answer was `tryLater`: its address's share of new signatures, or the signing queue. */
+export type OcspRefusal = 'address_budget' | 'queue_full';
 
 export interface OcspResponderOptions {
   /** The CA whose certificates this responder answers for. */
@@ -60,26 +66,41 @@ interface CachedAnswer {
   readonly der: Buffer;
   readonly signer: CaSigner;
   readonly refreshAt: number;
+  /** The statuses it gives (`statusKey`): a changed one is signed anew. */
+  readonly statuses: string;
 }
+
+/** A status this responder signs: a serial it never issued is answered `unauthorized` instead. */
+type AnsweredStatus = Exclude<OcspCertificateStatus, { status: 'unknown' }>;
 
 /**
  * An RFC 6960 / RFC 5019 OCSP responder whose answers cost no private-key operation once made:
- * each answer is signed once per (certificate ids asked, their statuses) by the delegated signer
- * and served from memory until a status changes, the signer is renewed or half its validity is
- * gone. Statuses are looked up on every request, so a revocation made by any instance sharing the
- * database is answered on the next request. Nonces are not echoed (RFC 5019 2.1: a cached answer
- * cannot); docs/api.md says why. A request about another issuer's certificates gets
- * `unauthorized` (RFC 5019 2.2.3). Errors from `lookup` propagate.
+ * each answer is signed once per certificate asked about (its CertID in one form: the serial
+ * without padding, SHA-1 or SHA-256) and status by the delegated signer, and served from memory
+ * until the status changes, the signer is renewed or half its validity is gone. Statuses are
+ * looked up on every request, so a revocation made by any instance sharing the database is
+ * answered on the next request. Nothing is signed for a serial this CA never issued, another
+ * issuer's or another hash algorithm: `unauthorized` (RFC 5019 2.2.3) needs no signature, and only
+ * answers about its own certificates are cached, so strangers cannot push them out. New
+ * signatures are bounded per client address. Nonces are not echoed (RFC 5019 2.1: a cached
+ * answer cannot); docs/api.md says why. Errors from `lookup` propagate.
  */
 export class OcspResponder {
   private readonly answers = new Map<string, CachedAnswer>();
   private readonly inFlight = new Map<string, Promise<CachedAnswer>>();
   private readonly signatures = new OneAtATime(MAX_WAITING_SIGNATURES);
+  private readonly budget: SignatureBudget;
   private readonly issuer: ReturnType<typeof issuerHashes>;
   private signed = 0;
+  private readonly refused: Record<OcspRefusal, number> = { address_budget: 0, queue_full: 0 };
 
   constructor(private readonly options: OcspResponderOptions) {
     this.issuer = issuerHashes(options.issuer);
+    this.budget = new SignatureBudget({
+      burst: OCSP_NEW_SIGNATURES_BURST,
+      perSecond: OCSP_NEW_SIGNATURES_PER_SECOND,
+      now: options.now,
+    });
   }
 
   /** Answers signed since this responder was made: one private-key signature each. */
@@ -87,12 +108,21 @@ export class OcspResponder {
     return this.signed;
   }
 
+  /** Requests answered `tryLater` since this responder was made, by why. */
+  get refusals(): Readonly<Record<OcspRefusal, number>> {
+    return { ...this.refused };
+  }
+
   /** Whether `certId` asks about a certificate of this responder's issuer. */
   answersFor(certId: RequestedCertId): boolean {
     return this.issuer.matches(certId);
   }
 
-  async respond(requestDer: Buffer, lookup: OcspLookup): Promise<Buffer> {
+  /**
+   * Answers `requestDer`. A request from `clientAddress` that needs a new signature spends one of
+   * that address's share (none without an address: the portal asking itself).
+   */
+  async respond(requestDer: Buffer, lookup: OcspLookup, clientAddress?: string): Promise<Buffer> {
     const certIds = readOcspRequest(requestDer);
     if (certIds === undefined || certIds.length === 0 || certIds.length > MAX_REQUESTS) {
       return ocspErrorResponse('malformedRequest');
@@ -100,35 +130,56 @@ export class OcspResponder {
     if (!certIds.every((certId) => this.issuer.matches(certId))) {
       return ocspErrorResponse('unauthorized');
     }
-    const statuses = await Promise.all(certIds.map((certId) => lookup(certId.serial)));
-    const key = certIds
-      .map((certId, i) => `${certId.der.toString('base64')}=${statusKey(statuses[i])}`)
-      .join(',');
+    const found = await Promise.all(certIds.map((certId) => lookup(certId.serial)));
+    const statuses = found.filter(
+      (status): status is AnsweredStatus => status.status !== 'unknown',
+    );
+    if (statuses.length !== certIds.length) return ocspErrorResponse('unauthorized');
+    const forms = certIds.map(canonicalCertId);
+    const key = forms.map((der) => der.toString('base64')).join(',');
+    const statusesKey = statuses.map(statusKey).join(',');
     const signer = await this.options.signer();
     const cached = this.answers.get(key);
     if (
-      cached !== undefined &&
+      cached?.statuses === statusesKey &&
       cached.signer === signer &&
       this.options.now().getTime() < cached.refreshAt
     ) {
       return cached.der;
     }
-    let signing = this.inFlight.get(key);
+    const signingKey = `${key}=${statusesKey}`;
+    let signing = this.inFlight.get(signingKey);
     if (signing === undefined) {
-      const queued = this.signatures.run(() => this.sign(signer, certIds, statuses));
-      if (queued === undefined) return ocspErrorResponse('tryLater');
-      signing = queued.finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, signing);
+      const refusal = this.refusal(clientAddress);
+      if (refusal !== undefined) {
+        this.refused[refusal]++;
+        return ocspErrorResponse('tryLater');
+      }
+      const queued = this.signatures.run(() => this.sign(signer, forms, statuses, statusesKey));
+      if (queued === undefined) {
+        this.refused.queue_full++;
+        return ocspErrorResponse('tryLater');
+      }
+      signing = queued.finally(() => this.inFlight.delete(signingKey));
+      this.inFlight.set(signingKey, signing);
     }
     const answer = await signing;
-    this.remember(key, answer);
+    // One certificate per request is what Java and RFC 5019 send; a combination is not kept.
+    if (certIds.length === 1) this.remember(key, answer);
     return answer.der;
+  }
+
+  private refusal(clientAddress: string | undefined): OcspRefusal | undefined {
+    if (this.signatures.full) return 'queue_full';
+    if (clientAddress !== undefined && !this.budget.take(clientAddress)) return 'address_budget';
+    return undefined;
   }
 
   private async sign(
     signer: CaSigner,
-    certIds: RequestedCertId[],
-    statuses: OcspCertificateStatus[],
+    certIds: readonly Buffer[],
+    statuses: readonly AnsweredStatus[],
+    statusesKey: string,
   ): Promise<CachedAnswer> {
     const producedAt = wholeSeconds(this.options.now());
     const basic = new pkijs.BasicOCSPResponse({
@@ -138,8 +189,8 @@ export class OcspResponder {
         responses: certIds.map(
           (certId, i) =>
             new pkijs.SingleResponse({
-              certID: pkijs.CertID.fromBER(new Uint8Array(certId.der)),
-              certStatus: encodeStatus(statuses[i] ?? { status: 'unknown' }),
+              certID: pkijs.CertID.fromBER(new Uint8Array(certId)),
+              certStatus: encodeStatus(statuses[i] ?? { status: 'good' }),
               thisUpdate: producedAt,
               nextUpdate: new Date(producedAt.getTime() + RESPONSE_VALIDITY_MS),
             }),
@@ -157,6 +208,7 @@ export class OcspResponder {
       der: encodeResponse(RESPONSE_STATUS.successful, basic),
       signer,
       refreshAt: producedAt.getTime() + REFRESH_AFTER_MS,
+      statuses: statusesKey,
     };
   }
 
@@ -178,8 +230,12 @@ class OneAtATime {
 
   constructor(private readonly maxWaiting: number) {}
 
+  get full(): boolean {
+    return this.waiting >= this.maxWaiting;
+  }
+
   run<T>(task: () => Promise<T>): Promise<T> | undefined {
-    if (this.waiting >= this.maxWaiting) return undefined;
+    if (this.full) return undefined;
     this.waiting++;
     const result = this.tail.then(task).finally(() => {
       this.waiting--;
@@ -242,19 +298,37 @@ function publicKeyHash(certificate: CaSigner['certificate']): Buffer {
     .digest();
 }
 
-function statusKey(status: OcspCertificateStatus | undefined): string {
-  if (status?.status !== 'revoked') return status?.status ?? 'unknown';
+function statusKey(status: AnsweredStatus): string {
+  if (status.status !== 'revoked') return status.status;
   return `revoked@${status.revokedAt.getTime()}:${status.reason ?? ''}`;
 }
 
-// CertStatus ::= CHOICE { good [0] IMPLICIT NULL, revoked [1] IMPLICIT RevokedInfo,
-//                         unknown [2] IMPLICIT UnknownInfo (NULL) }
-function encodeStatus(status: OcspCertificateStatus): asn1js.BaseBlock {
+/**
+ * The one form of a CertID this responder answers in: the algorithm as asked (the OID, with a
+ * NULL or without), the issuer's hashes, and the serial as DER has it (no padding). Java compares
+ * serials as numbers, so a padded question accepts it.
+ */
+function canonicalCertId(certId: RequestedCertId): Buffer {
+  let serial = Buffer.from(certId.serial, 'hex');
+  if ((serial[0] ?? 0) >= 0x80) serial = Buffer.concat([Buffer.from([0]), serial]);
+  return Buffer.from(
+    new asn1js.Sequence({
+      value: [
+        asn1js.fromBER(new Uint8Array(certId.algorithm)).result,
+        new asn1js.OctetString({ valueHex: new Uint8Array(certId.issuerNameHash) }),
+        new asn1js.OctetString({ valueHex: new Uint8Array(certId.issuerKeyHash) }),
+        new asn1js.Integer({ valueHex: new Uint8Array(serial) }),
+      ],
+    }).toBER(false),
+  );
+}
+
+// CertStatus ::= CHOICE { good [0] IMPLICIT NULL, revoked [1] IMPLICIT RevokedInfo, unknown [2] }:
+// unknown is never signed (a serial this CA never issued is `unauthorized`).
+function encodeStatus(status: AnsweredStatus): asn1js.BaseBlock {
   switch (status.status) {
     case 'good':
       return new asn1js.Primitive({ idBlock: { tagClass: 3, tagNumber: 0 } });
-    case 'unknown':
-      return new asn1js.Primitive({ idBlock: { tagClass: 3, tagNumber: 2 } });
     case 'revoked': {
       const reason =
         status.reason === undefined || status.reason === 'unspecified'

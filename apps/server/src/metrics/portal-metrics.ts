@@ -93,6 +93,8 @@ export interface ScrapeProbes {
   revocationFetches?: () => Promise<{ ocsp?: number; crl?: number }>;
   /** OCSP answers this process has signed since it started (a cached answer signs none). */
   ocspSignatures?: () => number;
+  /** OCSP requests this process answered `tryLater` since it started, by why (ca/ocsp.ts). */
+  ocspRefusals?: () => Readonly<Record<'address_budget' | 'queue_full', number>>;
 }
 
 export interface FinishedRequest {
@@ -287,7 +289,23 @@ export class PortalMetrics implements CertificateMetrics {
       },
     });
     this.watchRevocationFetches(probes);
-    const { keyPool, ocspSignatures } = probes;
+    const { keyPool, ocspSignatures, ocspRefusals } = probes;
+    if (ocspRefusals !== undefined) {
+      const counted = { address_budget: 0, queue_full: 0 };
+      new Counter({
+        name: `${PREFIX}ocsp_try_later_total`,
+        help: 'OCSP requests answered tryLater instead of a new signature: the address had used its share (address_budget) or 32 answers waited to be signed (queue_full)',
+        labelNames: ['reason'] as const,
+        registers,
+        collect() {
+          const now = ocspRefusals();
+          for (const reason of ['address_budget', 'queue_full'] as const) {
+            this.inc({ reason }, now[reason] - counted[reason]);
+            counted[reason] = now[reason];
+          }
+        },
+      });
+    }
     if (ocspSignatures !== undefined) {
       let counted = 0;
       new Counter({

@@ -74,7 +74,11 @@ describeWithMigratedDatabase('OCSP answers across instances', (database) => {
     expect(sign).toHaveBeenCalledTimes(2);
   });
 
-  it('answers unknown for a serial the record does not hold', async () => {
-    expect((await instances[1].askOcsp('0badc0ffee')).status).toBe('unknown');
+  it('answers unauthorized, unsigned, for a serial the record does not hold', async () => {
+    const sign = vi.spyOn(webcrypto.subtle, 'sign');
+    await expect(instances[1].askOcsp('0badc0ffee')).rejects.toThrow(
+      /refused the request \(status 6\)/,
+    );
+    expect(sign).not.toHaveBeenCalled();
   });
 });

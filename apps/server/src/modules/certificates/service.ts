@@ -5,6 +5,7 @@ import type { LeafSigning } from '../../ca/leaf.js';
 import type { OcspLookup } from '../../ca/ocsp.js';
 import type { TakPresence } from './presence.js';
 import { ocspQuestion, readOcspAnswer, type OcspAnswer } from '../../ca/ocsp-check.js';
+import { revocationReasonCode } from './revocation-reasons.js';
 import type { Pkcs12Format } from '../../ca/pkcs12.js';
 import type { Pkcs12Packing } from '../../ca/pkcs12-jobs.js';
 import type { KeyAlgorithm } from '../../ca/key-pair.js';
@@ -296,7 +297,7 @@ export class CertificateService {
   };
 
   /**
-   * For the OCSP responder: good, revoked (and when), or unknown to this CA's record; unknown
+   * For the OCSP responder: good, revoked (when, and why), or unknown to this CA's record; unknown
    * too for a key of another issuing CA than the one asked about (`generation`, default 1).
    */
   readonly ocspStatus = async (serial: string, generation?: number): ReturnType<OcspLookup> => {
@@ -306,7 +307,12 @@ export class CertificateService {
       return { status: 'unknown' };
     }
     if (found.revokedAt === null) return { status: 'good' };
-    return { status: 'revoked', revokedAt: new Date(found.revokedAt) };
+    const reason = revocationReasonCode(found.revocationReason);
+    return {
+      status: 'revoked',
+      revokedAt: new Date(found.revokedAt),
+      ...(reason === undefined ? {} : { reason }),
+    };
   };
 
   /**
@@ -322,19 +328,21 @@ export class CertificateService {
   /**
    * `respondOcsp` for a relying party at `clientAddress` (`/ca/ocsp`): the recorded keys it asked
    * about are queued as checked (presence.ts) once the answer is made. The answer is the same
-   * whether or not that is ever written.
+   * whether or not that is ever written. A new signature spends one of the address's share.
    */
   async respondOcspTo(requestDer: Buffer, clientAddress: string | null): Promise<Buffer> {
-    const { presence } = this;
-    if (presence === undefined) return this.respondOcsp(requestDer);
     const asked: string[] = [];
     await this.refreshIssuers(ISSUERS_MAX_AGE_MS);
-    const answer = await this.ca.respondOcsp(requestDer, async (serial, generation) => {
-      const status = await this.ocspStatus(serial, generation);
-      if (status.status !== 'unknown') asked.push(serial);
-      return status;
-    });
-    presence.ocspAsked(asked, clientAddress);
+    const answer = await this.ca.respondOcsp(
+      requestDer,
+      async (serial, generation) => {
+        const status = await this.ocspStatus(serial, generation);
+        if (status.status !== 'unknown') asked.push(serial);
+        return status;
+      },
+      clientAddress ?? undefined,
+    );
+    this.presence?.ocspAsked(asked, clientAddress);
     return answer;
   }
 
