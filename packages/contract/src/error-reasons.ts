@@ -12,6 +12,8 @@ export const ERROR_REASONS = [
   'admin_key_for_admin',
   /** 403: the sign-in's 24 hours of handing out keys are over (product.md §2, shared devices). */
   'enrollment_keys_ended',
+  /** 409: a group LDAP sees as an existing one (any case, runs of spaces as one). */
+  'group_exists',
 ] as const;
 
 export type ErrorReason = (typeof ERROR_REASONS)[number];
