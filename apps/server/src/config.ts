@@ -201,6 +201,7 @@ const environmentSchema = z.object({
     .optional(),
   PORTAL_IDM_REALM: optionalText,
   PORTAL_TRUSTED_PROXIES: addressList,
+  PORTAL_TAK_SERVER_ADDRESSES: addressList,
   PORTAL_PROXY_SECRET_FILE: optionalText,
   PORTAL_TLS_MODE: z
     .enum(['builtin', 'proxy'], {
@@ -322,6 +323,11 @@ export interface Config {
    */
   idmConsoleConfigured: boolean;
   trustedProxies: string[];
+  /**
+   * The addresses (or CIDR ranges) TAK Servers ask from (`PORTAL_TAK_SERVER_ADDRESSES`): only
+   * their OCSP requests count as presence; empty: those of addresses that fetched the CRL.
+   */
+  takServerAddresses: string[];
   /**
    * The secret the proxy sends beside a forwarded certificate (`PORTAL_PROXY_SECRET_FILE`);
    * undefined: the proxy's address alone is trusted.
@@ -688,6 +694,7 @@ export function loadConfig(
     idmConsoleConfigured:
       settings.PORTAL_IDM_CONSOLE_URL !== undefined || settings.PORTAL_IDM_REALM !== undefined,
     trustedProxies: settings.PORTAL_TRUSTED_PROXIES,
+    takServerAddresses: settings.PORTAL_TAK_SERVER_ADDRESSES,
     proxySecret:
       settings.PORTAL_PROXY_SECRET_FILE === undefined
         ? undefined

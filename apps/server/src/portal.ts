@@ -244,9 +244,14 @@ export async function openPortal(config: Config, options: OpenPortalOptions = {}
     options.packInWorkers === true ? new Pkcs12Workers(mintingSlots.size) : undefined;
   const packing = pkcs12Workers ?? PACK_ON_THIS_THREAD;
   const now = options.now ?? (() => new Date());
-  const presence = new TakPresence(database.db, now, (error) => {
-    process.emitWarning(`Presence not recorded: ${String(error)}`);
-  });
+  const presence = new TakPresence(
+    database.db,
+    now,
+    (error) => {
+      process.emitWarning(`Presence not recorded: ${String(error)}`);
+    },
+    { takServers: config.takServerAddresses, crlFetcherMs: config.crlValidityDays * 86_400_000 },
+  );
   const certificates = new CertificateService(
     database.db,
     ca,

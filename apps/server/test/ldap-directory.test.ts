@@ -41,6 +41,26 @@ function values(entry: Record<string, unknown> | undefined, attribute: string): 
   return (Array.isArray(value) ? value : [value]).map(String).sort();
 }
 
+/** A portal in process publishing to `slapd` as `bind` (its password put in a file). */
+async function publishingTo(
+  slapd: SlapdDirectory,
+  env: Record<string, string>,
+  bind: { dn: string; password: string; file: string },
+): Promise<InjectPortal> {
+  const passwordFile = path.join(os.tmpdir(), `${bind.file}-${process.pid}`);
+  await writeFile(passwordFile, bind.password, { mode: 0o600 });
+  return openInjectPortal({
+    env: {
+      ...env,
+      PORTAL_LDAP_URL: slapd.url,
+      PORTAL_LDAP_BIND_DN: bind.dn,
+      PORTAL_LDAP_BIND_PASSWORD_FILE: passwordFile,
+      PORTAL_LDAP_BASE_DN: slapd.baseDn,
+    },
+    directorySync: { periodMs: 60 * SECOND, retryMs: 100, maxRetryMs: 300 },
+  });
+}
+
 describe.each(testEngines())('the LDAP directory on $name', (engine) => {
   let slapd: SlapdDirectory;
   let portal: InjectPortal;
@@ -61,17 +81,10 @@ describe.each(testEngines())('the LDAP directory on $name', (engine) => {
   portalOnScratchDatabase(engine, async (env) => {
     // Bound as the directory's root, which may write anywhere: that nothing outside the subtree
     // changes is then the portal's doing, not the server's access rules.
-    const passwordFile = path.join(os.tmpdir(), `ldap-root-${process.pid}-${engine.name}`);
-    await writeFile(passwordFile, slapd.rootPassword, { mode: 0o600 });
-    portal = await openInjectPortal({
-      env: {
-        ...env,
-        PORTAL_LDAP_URL: slapd.url,
-        PORTAL_LDAP_BIND_DN: slapd.rootDn,
-        PORTAL_LDAP_BIND_PASSWORD_FILE: passwordFile,
-        PORTAL_LDAP_BASE_DN: slapd.baseDn,
-      },
-      directorySync: { periodMs: 60 * SECOND, retryMs: 100, maxRetryMs: 300 },
+    portal = await publishingTo(slapd, env, {
+      dn: slapd.rootDn,
+      password: slapd.rootPassword,
+      file: `ldap-root-${engine.name}`,
     });
     return portal;
   });
@@ -222,6 +235,112 @@ describe.each(testEngines())('the LDAP directory on $name', (engine) => {
       }),
     ).toEqual(before);
     expect((await slapd.search(`ou=other,${slapd.suffix}`, { scope: 'one' })).length).toBe(1);
+  });
+});
+
+describe.each(testEngines())('groups LDAP sees as one, and a refused entry, on $name', (engine) => {
+  let slapd: SlapdDirectory;
+  let portal: InjectPortal;
+  let groups: string;
+
+  beforeAll(async () => {
+    slapd = await startSlapd();
+    groups = `ou=groups,${slapd.baseDn}`;
+  });
+  afterAll(async () => {
+    await slapd.destroy();
+  });
+
+  portalOnScratchDatabase(engine, async (env) => {
+    portal = await publishingTo(slapd, env, {
+      dn: slapd.portalDn,
+      password: slapd.portalPassword,
+      file: `ldap-same-${engine.name}`,
+    });
+    return portal;
+  });
+
+  const groupMembers = async () =>
+    Object.fromEntries(
+      (await slapd.search(groups, { scope: 'one' })).map((entry) => [
+        String(entry.cn),
+        values(entry, 'member'),
+      ]),
+    );
+
+  it('a database holding two groups LDAP sees as one: the pair is held and named, a revoked admin still leaves cn=admins', async () => {
+    const chief = await portal.addMember('Chief1', { roles: ['admin'] });
+    await portal.addMember('Chief2', { roles: ['admin'] });
+    await portal.addMember('Scout1');
+    await portal.portal.directory?.syncNow();
+    const userDn = (callsign: string) => `cn=${callsign},ou=users,${slapd.baseDn}`;
+    expect((await groupMembers()).admins).toEqual([userDn('Chief1'), userDn('Chief2')].sort());
+    const { db } = portal.portal.database;
+    const at = Date.now();
+    // Made before names were compared as LDAP does (docs/directory.md): two rows, one cn to LDAP.
+    await db
+      .insertInto('groups')
+      .values(
+        ['ops', 'ops ', 'Red'].map((name) => ({ name, created_at: at, created_by: 'Chief1' })),
+      )
+      .execute();
+    await db
+      .insertInto('member_groups')
+      .values(
+        ['ops', 'ops ', 'Red'].map((group_name) => ({
+          callsign: 'Scout1',
+          group_name,
+          added_at: at,
+        })),
+      )
+      .execute();
+    const revoked = await portal.api('mtls', 'DELETE', apiPaths.person('Chief2'), { key: chief });
+    expect(revoked.status, revoked.text).toBe(200);
+    await portal.portal.directory?.syncNow();
+    const published = await groupMembers();
+    expect(published.admins).toEqual([userDn('Chief1')]);
+    expect(published.tak_Red).toEqual([userDn('Scout1')]);
+    expect(await slapd.search(userDn('Chief2'), { scope: 'base' }).catch(() => 'gone')).toEqual(
+      'gone',
+    );
+
+    const status = directoryStatusResponseSchema.parse(
+      (await portal.api('mtls', 'GET', apiPaths.directory, { key: chief })).json(),
+    );
+    expect(status.in_sync).toBe(false);
+    expect(status.entry_errors).toEqual([
+      {
+        dn: `cn=tak_ops,${groups}`,
+        error:
+          'The groups "ops" and "ops " are one group to LDAP (it compares names in any case, spaces at the ends dropped and runs of spaces as one): their entries are left as they are until one of them is deleted',
+      },
+    ]);
+    expect(status.last_error).toMatch(/^1 entry not written: cn=tak_ops,/);
+  });
+
+  it('an entry the directory refuses is named, and every other change is still written', async () => {
+    // A child under a stranger's entry: slapd refuses to delete the stranger (not a leaf).
+    const client = new Client({ url: slapd.url });
+    await client.bind(slapd.rootDn, slapd.rootPassword);
+    const stranger = `cn=Stranger,ou=users,${slapd.baseDn}`;
+    await client.add(stranger, { objectClass: 'inetOrgPerson', cn: 'Stranger', sn: 'Stranger' });
+    await client.add(`cn=Child,${stranger}`, {
+      objectClass: 'inetOrgPerson',
+      cn: 'Child',
+      sn: 'Child',
+    });
+    await client.unbind();
+    await portal.addMember('Scout2');
+    const status = await portal.portal.directory?.syncNow();
+    expect(status?.inSync).toBe(false);
+    expect(status?.entryErrors.map((failure) => failure.dn)).toEqual([
+      stranger,
+      `cn=tak_ops,${groups}`,
+    ]);
+    expect(status?.entryErrors[0]?.error).toMatch(/not allowed on non-leaf|subordinate/i);
+    expect(
+      await slapd.search(`cn=Scout2,ou=users,${slapd.baseDn}`, { scope: 'base' }),
+    ).toHaveLength(1);
   });
 });
 

@@ -16,6 +16,8 @@ export const ERROR_REASONS = [
   'admin_needs_own_key',
   /** 403: a bearer token older than a fresh sign-in, or signed out, asked for an admin's key. */
   'admin_key_needs_fresh_sign_in',
+  /** 409: a group LDAP sees as an existing one (any case, runs of spaces as one). */
+  'group_exists',
 ] as const;
 
 export type ErrorReason = (typeof ERROR_REASONS)[number];

@@ -8,6 +8,7 @@ import {
   makeTempDir,
   openssl,
   removeTempDir,
+  rsaCaCertificate,
   runOpenssl,
   selfSignedCertificate,
 } from './openssl-cli.testing.js';
@@ -273,5 +274,68 @@ describe('refusals, each before anything is made', () => {
     await expect(
       prepareAdoption(await input(root, { ...pathLenZero, issueDirectly: true })),
     ).resolves.toMatchObject({ issuesDirectly: true });
+  });
+});
+
+describe('weak CAs are refused (docs/tak.md, ca adopt), before anything is made', () => {
+  /** rsaCaCertificate's CA as the input of `ca adopt`, with its issuer as --chain. */
+  async function rsaCa(name: string, options: Parameters<typeof rsaCaCertificate>[2] = {}) {
+    const { cert, key } = await rsaCaCertificate(dir, name, options);
+    const chainPem =
+      options.signedBy === undefined
+        ? undefined
+        : await text(path.join(dir, `${options.signedBy}.pem`));
+    return {
+      certificatePem: await text(cert),
+      keyPem: await text(key),
+      passphrase: undefined,
+      chainPem,
+    };
+  }
+
+  it('an RSA key under 2048 bits (768, 1024)', async () => {
+    for (const bits of [768, 1024]) {
+      await expect(
+        prepareAdoption(await input(root, await rsaCa(`Rsa${bits}`, { bits }))),
+      ).rejects.toThrow(
+        `the certificate (CN=Rsa${bits}) has a ${bits}-bit RSA key: a CA key needs at least 2048 bits`,
+      );
+    }
+  });
+
+  it('an RSA public exponent other than 65537 (3)', async () => {
+    await expect(
+      prepareAdoption(await input(root, await rsaCa('Exponent3', { exponent: 3 }))),
+    ).rejects.toThrow(
+      'the certificate (CN=Exponent3) has an RSA public exponent of 3: only 65537 is accepted',
+    );
+  });
+
+  it('a root signed with SHA-1, itself or above the adopted CA', async () => {
+    await expect(
+      prepareAdoption(await input(root, await rsaCa('Sha1Root', { digest: 'sha1' }))),
+    ).rejects.toThrow(
+      'the certificate (CN=Sha1Root) is signed with SHA-1: a CA signed with SHA-1 or weaker is refused (SHA-256 or stronger)',
+    );
+    const under = await rsaCa('UnderSha1Root', { signedBy: 'Sha1Root' });
+    await expect(prepareAdoption(await input(root, under))).rejects.toThrow(
+      'its issuer CN=Sha1Root (CN=Sha1Root) is signed with SHA-1',
+    );
+  });
+
+  it('an intermediate signed with SHA-1, and a weak key above a strong intermediate', async () => {
+    await rsaCa('StrongRoot');
+    await expect(
+      prepareAdoption(
+        await input(
+          root,
+          await rsaCa('Sha1Intermediate', { digest: 'sha1', signedBy: 'StrongRoot' }),
+        ),
+      ),
+    ).rejects.toThrow('the certificate (CN=Sha1Intermediate) is signed with SHA-1');
+    await rsaCa('WeakRoot', { bits: 1024 });
+    await expect(
+      prepareAdoption(await input(root, await rsaCa('UnderWeakRoot', { signedBy: 'WeakRoot' }))),
+    ).rejects.toThrow('its issuer CN=WeakRoot (CN=WeakRoot) has a 1024-bit RSA key');
   });
 });

@@ -57,6 +57,7 @@ export async function prepareAdoption(input: AdoptionInput): Promise<Adoption> {
   checkKeyMatches(adopted, key);
   checkIsCa(adopted, 'the certificate');
   checkValidity(adopted, input.now, 'the certificate');
+  checkStrength(adopted, 'the certificate');
   const above = chainAbove(adopted, [
     ...rest,
     ...(input.chainPem === undefined ? [] : readCertificates(input.chainPem, '--chain')),
@@ -64,6 +65,7 @@ export async function prepareAdoption(input: AdoptionInput): Promise<Adoption> {
   for (const issuer of above) {
     checkIsCa(issuer, `its issuer ${issuer.subject}`);
     checkValidity(issuer, input.now, `its issuer ${issuer.subject}`);
+    checkStrength(issuer, `its issuer ${issuer.subject}`);
   }
   const root = above.length === 0;
   const issuesDirectly = input.issueDirectly || !root;
@@ -189,6 +191,43 @@ function checkValidity(certificate: x509.X509Certificate, now: Date, what: strin
     throw new CaAdoptionError(
       `${what} (${certificate.subject}) expires on ${day(certificate.notAfter)}, in less than ` +
         `${MIN_DAYS_LEFT} days: renew it first`,
+    );
+  }
+}
+
+/** Signatures made with these hashes are taken; SHA-1, MD5 and the rest are refused. */
+const STRONG_HASHES = new Set(['SHA-256', 'SHA-384', 'SHA-512']);
+/** Algorithms that name no separate hash and are strong as they are. */
+const STRONG_WITHOUT_HASH = new Set(['Ed25519', 'Ed448']);
+const MIN_RSA_BITS = 2048;
+const RSA_EXPONENT = 65537n;
+
+/**
+ * The key and signature of a CA in the chain: RSA of at least 2048 bits with the exponent 65537
+ * (other key types were refused for the adopted CA by readKey), and a signature with SHA-256 or
+ * stronger, the self-signed root's own included.
+ */
+function checkStrength(certificate: x509.X509Certificate, what: string): void {
+  const named = `${what} (${certificate.subject})`;
+  const details = new X509Certificate(Buffer.from(certificate.rawData)).publicKey
+    .asymmetricKeyDetails;
+  const { modulusLength, publicExponent } = details ?? {};
+  if (modulusLength !== undefined && modulusLength < MIN_RSA_BITS) {
+    throw new CaAdoptionError(
+      `${named} has a ${modulusLength}-bit RSA key: a CA key needs at least ${MIN_RSA_BITS} bits`,
+    );
+  }
+  if (publicExponent !== undefined && publicExponent !== RSA_EXPONENT) {
+    throw new CaAdoptionError(
+      `${named} has an RSA public exponent of ${publicExponent}: only ${RSA_EXPONENT} is accepted`,
+    );
+  }
+  const algorithm = certificate.signatureAlgorithm as { name: string; hash?: { name: string } };
+  const hash = algorithm.hash?.name;
+  if (hash === undefined ? !STRONG_WITHOUT_HASH.has(algorithm.name) : !STRONG_HASHES.has(hash)) {
+    throw new CaAdoptionError(
+      `${named} is signed with ${hash ?? algorithm.name}: a CA signed with SHA-1 or weaker is ` +
+        'refused (SHA-256 or stronger)',
     );
   }
 }

@@ -115,17 +115,63 @@ export async function selfSignedCertificate(
     String(options.days ?? 1),
     ...(options.serial === undefined ? [] : ['-set_serial', options.serial]),
     ...(options.extensions ?? []).flatMap((extension) => ['-addext', extension]),
-    ...(options.signedBy === undefined
-      ? []
-      : [
-          '-CA',
-          path.join(dir, `${options.signedBy}.pem`),
-          '-CAkey',
-          path.join(dir, `${options.signedBy}.key`),
-        ]),
+    ...signedByArgs(dir, options.signedBy),
     ...(options.dnsName === undefined ? [] : ['-addext', `subjectAltName=DNS:${options.dnsName}`]),
   ]);
   return file;
+}
+
+/** `req -x509`'s arguments for a certificate signed by `signedBy`, one made here in `dir`. */
+function signedByArgs(dir: string, signedBy: string | undefined): string[] {
+  if (signedBy === undefined) return [];
+  return ['-CA', path.join(dir, `${signedBy}.pem`), '-CAkey', path.join(dir, `${signedBy}.key`)];
+}
+
+/**
+ * A CA (basicConstraints CA:TRUE, keyUsage keyCertSign and cRLSign, 10 years) made by the
+ * OpenSSL CLI on an RSA key of `bits` with the public exponent `exponent`, its certificate
+ * signed with `digest`: writes `{name}.key` and `{name}.pem` into `dir`. Self-signed, or signed
+ * by `signedBy`, another certificate made here.
+ */
+export async function rsaCaCertificate(
+  dir: string,
+  name: string,
+  options: { bits?: number; exponent?: number; digest?: string; signedBy?: string } = {},
+): Promise<{ cert: string; key: string }> {
+  const key = path.join(dir, `${name}.key`);
+  const cert = path.join(dir, `${name}.pem`);
+  const bits = `rsa_keygen_bits:${options.bits ?? 2048}`;
+  const exponent = `rsa_keygen_pubexp:${options.exponent ?? 65537}`;
+  await openssl([
+    'genpkey',
+    '-algorithm',
+    'RSA',
+    '-pkeyopt',
+    bits,
+    '-pkeyopt',
+    exponent,
+    '-out',
+    key,
+  ]);
+  await openssl([
+    'req',
+    '-x509',
+    '-key',
+    key,
+    `-${options.digest ?? 'sha256'}`,
+    '-subj',
+    `/CN=${name}`,
+    '-days',
+    '3650',
+    '-addext',
+    'basicConstraints=critical,CA:true',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+    ...signedByArgs(dir, options.signedBy),
+    '-out',
+    cert,
+  ]);
+  return { cert, key };
 }
 
 /** `keytool -list` of a PKCS#12 file: what Java (and Android's keystore) sees in it. */

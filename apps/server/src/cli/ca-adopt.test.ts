@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CaAdoptionError } from '../ca/adopt.js';
 import { certificatesIn } from '../ca/authority.js';
-import { makeTempDir, removeTempDir } from '../ca/openssl-cli.testing.js';
+import { makeTempDir, removeTempDir, rsaCaCertificate } from '../ca/openssl-cli.testing.js';
 import { makeTakCa, TAK_CAPASS, type TakCaFiles } from '../ca/tak-ca.testing.js';
 import { seedTestCa } from '../ca/test-ca.testing.js';
 import { loadConfig, type Config } from '../config.js';
@@ -21,12 +21,17 @@ import { adoptCa } from './ca-adopt.js';
 let dir: string;
 let tak: TakCaFiles;
 let passphraseFile: string;
+/** A root CA on a 1024-bit RSA key, signed with SHA-1, made with OpenSSL. */
+const weak = { cert: '', key: '' };
 
 beforeAll(async () => {
   dir = await makeTempDir();
   tak = await makeTakCa(path.join(dir, 'certs'), { name: 'AdoptRootCA' });
   passphraseFile = path.join(dir, 'capass.txt');
   await writeFile(passphraseFile, `${TAK_CAPASS}\n`);
+  const made = await rsaCaCertificate(dir, 'WeakRootCA', { bits: 1024, digest: 'sha1' });
+  weak.cert = made.cert;
+  weak.key = made.key;
 }, 60_000);
 
 afterAll(async () => {
@@ -68,6 +73,14 @@ describe.each(testEngines())('ca adopt on $name', (engine) => {
     const other = await makeTakCa(path.join(dir, 'other'), { name: 'OtherRootCA' });
     const args = ['--cert', tak.caPem, '--key', other.caKey, '--passphrase-file', passphraseFile];
     await expect(adoptCa(config, args)).rejects.toThrow(CaAdoptionError);
+    expect(await caFiles(config)).toEqual([]);
+  });
+
+  it('refuses a weak CA (a 1024-bit RSA key signed with SHA-1): nothing written', async () => {
+    config = configIn('weak');
+    await expect(adoptCa(config, ['--cert', weak.cert, '--key', weak.key])).rejects.toThrow(
+      'the certificate (CN=WeakRootCA) has a 1024-bit RSA key: a CA key needs at least 2048 bits',
+    );
     expect(await caFiles(config)).toEqual([]);
   });
 

@@ -76,6 +76,67 @@ export function containerEntries(layout: Layout): Entry[] {
 
 const sorted = (values: Iterable<string>) => [...values].sort();
 
+/**
+ * A name as LDAP compares a cn (caseIgnoreMatch): case folded, spaces at the ends dropped and
+ * inner runs of spaces one. Two names equal here are one entry to the directory.
+ */
+export function ldapName(value: string): string {
+  return value.trim().replace(/ {2,}/g, ' ').toLowerCase();
+}
+
+/** Groups of the database that LDAP sees as one: none of their entries is written or deleted. */
+export interface HeldGroups {
+  /** The ldapName of every cn of the held groups (each direction). */
+  cns: Set<string>;
+  /** Per clash: the DN of its entry (direction both) and why it is held. */
+  failures: { dn: string; error: string }[];
+}
+
+/**
+ * The groups whose entries would clash in the directory: two names the database holds apart
+ * (made before they were compared as LDAP does, docs/directory.md) but one cn to LDAP, for any
+ * direction. Their entries are left as the directory has them, and the clash is named.
+ */
+export function heldGroups(state: PublishedState, layout: Layout): HeldGroups {
+  const owners = new Map<string, string[]>();
+  for (const group of state.groups) {
+    for (const direction of Object.keys(DIRECTION_SUFFIX) as Direction[]) {
+      const key = ldapName(groupCn(layout, group.name, direction));
+      owners.set(key, [...(owners.get(key) ?? []), group.name]);
+    }
+  }
+  const held: HeldGroups = { cns: new Set(), failures: [] };
+  const clashes = new Map<string, string[]>();
+  for (const names of owners.values()) {
+    if (names.length < 2) continue;
+    const first = [...names].sort()[0] ?? '';
+    clashes.set(ldapName(first), [...new Set([...(clashes.get(ldapName(first)) ?? []), ...names])]);
+  }
+  for (const names of clashes.values()) {
+    const sortedNames = [...names].sort();
+    for (const name of sortedNames) {
+      for (const direction of Object.keys(DIRECTION_SUFFIX) as Direction[]) {
+        held.cns.add(ldapName(groupCn(layout, name, direction)));
+      }
+    }
+    const quoted = sortedNames.map((name) => `"${name}"`);
+    held.failures.push({
+      dn: groupDn(layout, groupCn(layout, sortedNames[0] ?? '', 'both')),
+      error:
+        `The groups ${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1) ?? ''} are one group to LDAP ` +
+        '(it compares names in any case, spaces at the ends dropped and runs of spaces as one): ' +
+        'their entries are left as they are until one of them is deleted',
+    });
+  }
+  return held;
+}
+
+/** Whether `entry` is a group entry of a held group. */
+export function isHeld(entry: Entry, held: HeldGroups): boolean {
+  const cn = entry.attributes.cn?.[0];
+  return cn !== undefined && held.cns.has(ldapName(cn));
+}
+
 /** How two DNs are compared: in any case, without spaces after the commas. */
 export function entryKey(dn: string): string {
   return dn.replace(/,\s+/g, ',').toLowerCase();
@@ -84,9 +145,14 @@ export function entryKey(dn: string): string {
 /**
  * Every entry the portal's subtree should hold under ou=users and ou=groups: one per active
  * member (inetOrgPerson, cn and uid the callsign) and one groupOfNames per group and direction
- * that has members (groupOfNames needs a member), plus the admins group while there are admins.
+ * that has members (groupOfNames needs a member), plus the admins group while there are admins;
+ * none for the `held` groups.
  */
-export function desiredEntries(state: PublishedState, layout: Layout): Map<string, Entry> {
+export function desiredEntries(
+  state: PublishedState,
+  layout: Layout,
+  held?: HeldGroups,
+): Map<string, Entry> {
   const entries = new Map<string, Entry>();
   const groupMembers = new Map<string, { description: string; members: Set<string> }>();
   const descriptions = new Map(state.groups.map((group) => [group.name, group.description]));
@@ -105,6 +171,7 @@ export function desiredEntries(state: PublishedState, layout: Layout): Map<strin
     if (member.admin) admins.add(dn);
     for (const group of member.groups) {
       const cn = groupCn(layout, group.name, group.direction);
+      if (held?.cns.has(ldapName(cn)) === true) continue;
       const published = groupMembers.get(cn) ?? {
         description: descriptions.get(group.name) ?? '',
         members: new Set<string>(),

@@ -4,6 +4,7 @@ import {
   Client,
   InvalidCredentialsError,
   NoSuchObjectError,
+  ResultCodeError,
   SizeLimitExceededError,
   type Entry as LdapEntry,
 } from 'ldapts';
@@ -13,6 +14,8 @@ import {
   difference,
   entryKey,
   groupsDn,
+  heldGroups,
+  isHeld,
   MANAGED_ATTRIBUTES,
   usersDn,
   type Difference,
@@ -34,6 +37,18 @@ export interface LdapDirectoryOptions {
 
 /** Entries a search asks for at a time (the paged-results control, RFC 2696). */
 export const SEARCH_PAGE_SIZE = 200;
+
+/** An entry the directory refused to write (or the portal held back), and why. */
+export interface EntryFailure {
+  dn: string;
+  error: string;
+}
+
+/** What a sync changed, and the entries it could not write: the rest was written regardless. */
+export interface SyncOutcome {
+  diff: Difference;
+  failures: EntryFailure[];
+}
 
 /** Why the directory could not be brought to the database's truth, in words for an operator. */
 export class DirectoryUnavailableError extends Error {
@@ -67,12 +82,14 @@ export class LdapDirectory {
   /**
    * Brings the subtree to `state` and answers what it changed; with `dryRun`, changes nothing
    * and answers what it would change. Throws DirectoryUnavailableError when the directory cannot
-   * be reached, refuses the bind or lacks the base DN.
+   * be reached, refuses the bind or lacks the base DN. An entry the directory refuses stops
+   * nothing: it is named among the failures, as are groups LDAP sees as one (heldGroups).
    */
-  async sync(state: PublishedState, options: { dryRun?: boolean } = {}): Promise<Difference> {
+  async sync(state: PublishedState, options: { dryRun?: boolean } = {}): Promise<SyncOutcome> {
     return this.withClient(async (client) => {
       const { layout } = this.options;
       await this.requireBase(client);
+      const held = heldGroups(state, layout);
       const current = new Map<string, Entry>();
       for (const container of containerEntries(layout)) {
         const found = await this.searchChildren(client, container.dn);
@@ -80,11 +97,13 @@ export class LdapDirectory {
           if (options.dryRun !== true) await client.add(container.dn, container.attributes);
           continue;
         }
-        for (const entry of found) current.set(entryKey(entry.dn), entry);
+        for (const entry of found) {
+          if (!isHeld(entry, held)) current.set(entryKey(entry.dn), entry);
+        }
       }
-      const diff = difference(current, desiredEntries(state, layout));
-      if (options.dryRun !== true) await this.apply(client, diff);
-      return diff;
+      const diff = difference(current, desiredEntries(state, layout, held));
+      const failures = options.dryRun === true ? [] : await this.apply(client, diff);
+      return { diff, failures: [...failures, ...held.failures] };
     });
   }
 
@@ -101,23 +120,38 @@ export class LdapDirectory {
     });
   }
 
-  private async apply(client: Client, diff: Difference): Promise<void> {
+  /**
+   * Writes the difference, removals first (groups before the users they named), then users
+   * before the groups that name them (the memberof overlay fills in memberOf only for users that
+   * exist). Answers the entries the directory refused; an error that is no LDAP answer (the
+   * connection lost) ends the sync.
+   */
+  private async apply(client: Client, diff: Difference): Promise<EntryFailure[]> {
     const users = entryKey(usersDn(this.options.layout));
     const inUsers = (dn: string) => entryKey(dn).endsWith(`,${users}`);
-    // Users before the groups that name them; groups gone before the users they named.
-    const adds = [...diff.add].sort((a, b) => Number(inUsers(b.dn)) - Number(inUsers(a.dn)));
-    for (const entry of adds) await client.add(entry.dn, entry.attributes);
-    for (const { dn, replace } of diff.modify) {
-      await client.modify(
-        dn,
-        Object.entries(replace).map(
-          ([type, values]) =>
-            new Change({ operation: 'replace', modification: new Attribute({ type, values }) }),
-        ),
-      );
-    }
+    const failures: EntryFailure[] = [];
+    const attempt = async (dn: string, write: () => Promise<unknown>) => {
+      try {
+        await write();
+      } catch (error) {
+        if (!(error instanceof ResultCodeError)) throw error;
+        failures.push({ dn, error: `The directory refused it: ${error.message}` });
+      }
+    };
     const deletes = [...diff.delete].sort((a, b) => Number(inUsers(a)) - Number(inUsers(b)));
-    for (const dn of deletes) await client.del(dn);
+    for (const dn of deletes) await attempt(dn, () => client.del(dn));
+    const adds = [...diff.add].sort((a, b) => Number(inUsers(b.dn)) - Number(inUsers(a.dn)));
+    const addOf = (entry: Entry) => attempt(entry.dn, () => client.add(entry.dn, entry.attributes));
+    for (const entry of adds.filter((entry) => inUsers(entry.dn))) await addOf(entry);
+    for (const { dn, replace } of diff.modify) {
+      const changes = Object.entries(replace).map(
+        ([type, values]) =>
+          new Change({ operation: 'replace', modification: new Attribute({ type, values }) }),
+      );
+      await attempt(dn, () => client.modify(dn, changes));
+    }
+    for (const entry of adds.filter((entry) => !inUsers(entry.dn))) await addOf(entry);
+    return failures;
   }
 
   private async requireBase(client: Client): Promise<void> {

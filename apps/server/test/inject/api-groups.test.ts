@@ -84,6 +84,30 @@ describe.each(testEngines())('groups on $name', (engine) => {
     expect(await snapshotTables(db())).toBe(before);
   });
 
+  it('keeps a name as LDAP compares it, and refuses one LDAP would see as an existing group (409, nothing changed)', async () => {
+    expect(await createGroup('Night  shift ')).toEqual({ name: 'Night shift', description: '' });
+    await db()
+      .insertInto('groups')
+      .values({ name: 'ops ', created_at: Date.now(), created_by: 'Chief1' })
+      .execute();
+    const before = await snapshotTables(db());
+    for (const [name, existing] of [
+      ['night shift', 'Night shift'],
+      ['NIGHT   SHIFT ', 'Night shift'],
+      ['Ops', 'ops '],
+      ['ops  ', 'ops '],
+    ] as const) {
+      const refused = await asAdmin('POST', apiPaths.groups, { name });
+      expect(refused.status, name).toBe(409);
+      expect(refused.json(), name).toMatchObject({
+        reason: 'group_exists',
+        detail: `A group "${existing}" exists: LDAP, where TAK Server reads groups, compares names in any case, with spaces at the ends dropped and runs of spaces as one`,
+      });
+    }
+    expect(await snapshotTables(db())).toBe(before);
+    await db().deleteFrom('groups').where('name', '=', 'ops ').execute();
+  });
+
   it('refuses a malformed name or one TAK Server would read as a direction (422)', async () => {
     const before = await snapshotTables(db());
     for (const name of ['', ' Lead', 'a/b', 'x'.repeat(65), 'Blue_READ', 'Blue_WRITE']) {
@@ -254,6 +278,7 @@ describe.each(testEngines())('groups on $name', (engine) => {
       last_sync: null,
       last_error: null,
       pending: 0,
+      entry_errors: [],
     });
   });
 });

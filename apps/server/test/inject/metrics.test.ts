@@ -43,6 +43,8 @@ describe.each(testEngines())('metrics on $name', (engine) => {
         ...env,
         PORTAL_RATE_LIMIT_FAILURES: String(BUDGET),
         PORTAL_KEYS_PER_HOUR: '1',
+        // The OCSP requests here come from the inject's address: a TAK Server's (presence).
+        PORTAL_TAK_SERVER_ADDRESSES: '127.0.0.1',
       },
     });
     // As the service does when it starts the metrics listener.

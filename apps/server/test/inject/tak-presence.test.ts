@@ -8,12 +8,15 @@ import {
 } from '@callsign/contract';
 import { ocspQuestion, readOcspAnswer } from '../../src/ca/ocsp-check.js';
 import { testEngines } from '../../src/db/test-engines.testing.js';
+import { recordRevocationFetch } from '../../src/modules/certificates/repository.js';
 import type { MemberKey } from '../support/member-fixtures.js';
 import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
 
-// Presence (docs/operations.md#tak-readiness): an OCSP request or CRL fetch is evidence that a TAK Server checked a
-// key; the key lists and the TAK readiness card show it, with warnings before the CRL cliff.
+// Presence (docs/operations.md#tak-readiness): an OCSP request or CRL fetch is evidence that a TAK
+// Server checked a key; the key lists and the TAK readiness card show it, with warnings before
+// the CRL cliff. Only sightings from a TAK Server count: an address of PORTAL_TAK_SERVER_ADDRESSES
+// or, without it, one that fetched the CRL.
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -25,7 +28,10 @@ describe.each(testEngines())('TAK presence on $name', (engine) => {
   let clock = Date.now();
 
   portalOnScratchDatabase(engine, async (env) => {
-    portal = await openInjectPortal({ env, now: () => new Date(clock) });
+    portal = await openInjectPortal({
+      env: { ...env, PORTAL_TAK_SERVER_ADDRESSES: `${TAK_SERVER}, 192.0.2.0/28` },
+      now: () => new Date(clock),
+    });
     boss = await portal.addMember('Boss7', { roles: ['admin'] });
     return portal;
   });
@@ -40,12 +46,12 @@ describe.each(testEngines())('TAK presence on $name', (engine) => {
 
   const fromTakServer = { 'x-forwarded-for': TAK_SERVER };
 
-  async function askOcsp(serial: string) {
+  async function askOcsp(serial: string, from = TAK_SERVER) {
     const question = ocspQuestion(portal.portal.ca.issuingCertificatePem, serial);
     const answer = await portal.api('public', 'POST', caPaths.ocsp, {
       raw: question.der,
       contentType: 'application/ocsp-request',
-      headers: fromTakServer,
+      headers: { 'x-forwarded-for': from },
     });
     expect(answer.status).toBe(200);
     return readOcspAnswer(answer.body, question, portal.portal.ca.issuingCertificatePem);
@@ -121,6 +127,34 @@ describe.each(testEngines())('TAK presence on $name', (engine) => {
     });
     expect(facts.presence.members_seen_last_day).toBe(1);
     expect(facts.presence.warnings).toEqual(['no-crl-fetch']);
+  });
+
+  it('counts no OCSP request from an address that is no configured TAK Server, even one that fetched the CRL', async () => {
+    const key = await portal.addMember('Stranger7');
+    clock += 2 * MINUTE;
+    const lastBefore = (await readiness()).presence.last_ocsp_check;
+    const stranger = '203.0.113.9';
+    expect(
+      (
+        await portal.api('public', 'GET', caPaths.crlPem, {
+          headers: { 'x-forwarded-for': stranger },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await askOcsp(key.serial, stranger)).status).toBe('good');
+    await portal.portal.services.presence.flush();
+    const keys = await keysOf('Stranger7', boss);
+    expect(keys.last_seen_tak_at).toBeNull();
+    expect(keys.keys[0]).toMatchObject({ last_checked_at: null, last_checked_from: null });
+    expect((await readiness()).presence.last_ocsp_check).toEqual(lastBefore);
+
+    // Within the same minute, the TAK Server's request (an address of a configured range) counts.
+    expect((await askOcsp(key.serial, '192.0.2.7')).status).toBe('good');
+    await portal.portal.services.presence.flush();
+    expect((await keysOf('Stranger7', boss)).keys[0]).toMatchObject({
+      last_checked_at: new Date(clock).toISOString(),
+      last_checked_from: '192.0.2.7',
+    });
   });
 
   it('writes by itself shortly after the answer, with no flush asked for', async () => {
@@ -207,5 +241,59 @@ describe.each(testEngines())('TAK presence on $name', (engine) => {
     await portal.portal.services.presence.flush();
     facts = await readiness();
     expect(facts.presence.warnings).toEqual(['ocsp-check-old']);
+  });
+});
+
+describe.each(testEngines())('TAK presence without configured TAK Servers on $name', (engine) => {
+  let portal: InjectPortal;
+  let boss: MemberKey;
+
+  portalOnScratchDatabase(engine, async (env) => {
+    portal = await openInjectPortal({ env });
+    boss = await portal.addMember('Boss8', { roles: ['admin'] });
+    return portal;
+  });
+
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+
+  async function askOcsp(serial: string, address: string) {
+    const question = ocspQuestion(portal.portal.ca.issuingCertificatePem, serial);
+    const answer = await portal.api('public', 'POST', caPaths.ocsp, {
+      raw: question.der,
+      contentType: 'application/ocsp-request',
+      headers: from(address),
+    });
+    expect(answer.status).toBe(200);
+    await portal.portal.services.presence.flush();
+  }
+
+  async function seen(callsign: string) {
+    const answer = await portal.api('mtls', 'GET', apiPaths.personKeys(callsign), { key: boss });
+    return keyListResponseSchema.parse(answer.json()).last_seen_tak_at;
+  }
+
+  it('counts an OCSP request only from an address that fetched the CRL', async () => {
+    const key = await portal.addMember('Heron8');
+    await askOcsp(key.serial, '198.51.100.7');
+    expect(await seen('Heron8')).toBeNull();
+    expect(
+      (await portal.api('public', 'GET', caPaths.crlDer, { headers: from('10.0.0.6') })).status,
+    ).toBe(200);
+    await askOcsp(key.serial, '198.51.100.7');
+    expect(await seen('Heron8')).toBeNull();
+    await askOcsp(key.serial, '10.0.0.6');
+    expect(await seen('Heron8')).not.toBeNull();
+  });
+
+  it('takes a CRL fetch another instance recorded (the last one, in the database)', async () => {
+    const key = await portal.addMember('Heron9');
+    const at = Date.now();
+    await recordRevocationFetch(portal.portal.database.db, 'crl', {
+      at,
+      address: '10.0.0.8',
+      notBefore: at + 1,
+    });
+    await askOcsp(key.serial, '10.0.0.8');
+    expect(await seen('Heron9')).not.toBeNull();
   });
 });

@@ -63,6 +63,7 @@ function signedInAdmin(
         last_sync: null,
         last_error: null,
         pending: 0,
+        entry_errors: [],
       }),
     ),
     http.get(apiPaths.groups, () => HttpResponse.json({ groups: [] })),

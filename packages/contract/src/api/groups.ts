@@ -114,5 +114,7 @@ export const directoryStatusResponseSchema = z.object({
   last_sync: z.string().nullable(),
   last_error: z.string().nullable(),
   pending: z.number().int(),
+  /** Each entry the last sync could not write (the rest was written), and why. */
+  entry_errors: z.array(z.object({ dn: z.string(), error: z.string() })),
 });
 export type DirectoryStatusResponse = z.infer<typeof directoryStatusResponseSchema>;

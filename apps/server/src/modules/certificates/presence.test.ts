@@ -12,6 +12,9 @@ import { insertMember } from '../people/repository.js';
 import { PRESENCE_WRITE_INTERVAL_MS, TakPresence } from './presence.js';
 import { findCertificateBySerial, recordIssuedCertificate } from './repository.js';
 
+/** The addresses asking below are a configured TAK Server's (presence-sources.ts). */
+const TAK_SERVERS = { takServers: ['10.0.0.0/24'] };
+
 /** Counts the statements that write (INSERT, UPDATE) sent to the database. */
 class WriteCounter implements KyselyPlugin {
   writes = 0;
@@ -52,7 +55,7 @@ describeWithMigratedDatabase('TAK presence', (database) => {
     let clock = t0;
     const counter = new WriteCounter();
     const db = database.handle.db.withPlugin(counter);
-    const one = new TakPresence(db, () => new Date(clock));
+    const one = new TakPresence(db, () => new Date(clock), undefined, TAK_SERVERS);
     for (let i = 0; i < 1000; i++) {
       one.ocspAsked([serial], '10.0.0.5');
       clock += 10; // 10 seconds in all
@@ -72,7 +75,12 @@ describeWithMigratedDatabase('TAK presence', (database) => {
     expect(member.last_seen_tak_at).toBe(t0);
 
     // Another instance, its own throttle empty: the SQL guard writes no row within the minute.
-    const other = new TakPresence(database.handle.db, () => new Date(clock));
+    const other = new TakPresence(
+      database.handle.db,
+      () => new Date(clock),
+      undefined,
+      TAK_SERVERS,
+    );
     for (let i = 0; i < 1000; i++) other.ocspAsked([serial], '10.0.0.6');
     await other.flush();
     expect(other.rowsWritten).toBe(0);

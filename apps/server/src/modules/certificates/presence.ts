@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { countSeenOnTak, markSeenOnTak } from '../people/service.js';
+import { PresenceSources, type PresenceSourceOptions } from './presence-sources.js';
 import {
   lastRevocationFetches,
   markKeyChecked,
@@ -27,7 +28,8 @@ interface Pending {
  * flush after the answer writes the queue. Writes are bounded: a key (and each kind of fetch) is
  * queued at most once a minute on this instance, and the UPDATE itself skips a row another
  * instance wrote within the minute, so a flood of OCSP requests is not a flood of writes.
- * A failed write is reported to `onError` and dropped; the answer never depends on it.
+ * A failed write is reported to `onError` and dropped; the answer never depends on it. Only
+ * OCSP requests from a TAK Server's address count (`PresenceSources`); the rest are dropped.
  */
 export class TakPresence {
   /** When each serial or fetch kind was last queued here; pruned as entries age out. */
@@ -36,6 +38,7 @@ export class TakPresence {
   private readonly fetches = new Map<RevocationFetchKind, Pending>();
   private flushing: Promise<void> | undefined;
   private scheduled = false;
+  private readonly sources: PresenceSources;
   /** Rows written so far (keys, members, fetches): what the tests count. */
   rowsWritten = 0;
 
@@ -43,7 +46,10 @@ export class TakPresence {
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
     private readonly onError: (error: unknown) => void = () => undefined,
-  ) {}
+    sources: PresenceSourceOptions = {},
+  ) {
+    this.sources = new PresenceSources(sources);
+  }
 
   /** An OCSP request from `address` asked about these serials (the recorded ones only). */
   ocspAsked(serials: readonly string[], address: string | null): void {
@@ -59,7 +65,9 @@ export class TakPresence {
 
   /** Someone at `address` fetched the CRL. */
   crlFetched(address: string | null): void {
-    this.queueFetch('crl', this.now().getTime(), address);
+    const at = this.now().getTime();
+    this.sources.crlFetched(address, at);
+    this.queueFetch('crl', at, address);
     this.schedule();
   }
 
@@ -112,13 +120,16 @@ export class TakPresence {
     this.fetches.clear();
     this.prune();
     try {
+      const counts = await this.countingSources([...keys, ...fetches].map(([, seen]) => seen));
       for (const [kind, fetch] of fetches) {
+        if (kind === 'ocsp' && !counts(fetch, `fetch:${kind}`)) continue;
         const notBefore = fetch.at - PRESENCE_WRITE_INTERVAL_MS;
         if (await recordRevocationFetch(this.db, kind, { ...fetch, notBefore })) {
           this.rowsWritten++;
         }
       }
       for (const [serial, check] of keys) {
+        if (!counts(check, `key:${serial}`)) continue;
         const notBefore = check.at - PRESENCE_WRITE_INTERVAL_MS;
         await this.db.transaction().execute(async (trx) => {
           const owner = await markKeyChecked(trx, serial, { ...check, notBefore });
@@ -130,6 +141,24 @@ export class TakPresence {
     } catch (error) {
       this.onError(error);
     }
+  }
+
+  /**
+   * Whether a sighting counts; one that does not is dropped and its throttle entry forgotten, so
+   * that a TAK Server's request within the minute still counts. Reads the database's last CRL
+   * fetch only when an address is not settled without it.
+   */
+  private async countingSources(
+    seen: readonly Pending[],
+  ): Promise<(sighting: Pending, throttle: string) => boolean> {
+    const lastCrl = seen.some((s) => this.sources.needsDatabase(s.address, s.at))
+      ? (await lastRevocationFetches(this.db)).crl
+      : undefined;
+    return (sighting, throttle) => {
+      if (this.sources.counts(sighting.address, sighting.at, lastCrl)) return true;
+      this.queuedAt.delete(throttle);
+      return false;
+    };
   }
 
   /** Forgets throttle entries older than the interval, so the map holds a minute's keys. */

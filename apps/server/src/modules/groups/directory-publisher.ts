@@ -1,6 +1,7 @@
 import {
   DirectoryUnavailableError,
   type Difference,
+  type EntryFailure,
   type LdapDirectory,
   type PublishedState,
 } from '../../directory/ldap-directory.js';
@@ -17,6 +18,8 @@ export interface DirectoryStatus {
   pending: number;
   /** What the last sync changed: entries added, modified, deleted. */
   lastChanges: { added: number; modified: number; deleted: number } | null;
+  /** The entries the last sync could not write, each with why; the rest was written. */
+  entryErrors: EntryFailure[];
 }
 
 export interface DirectoryPublisherOptions {
@@ -53,6 +56,7 @@ export class DirectoryPublisher implements DirectoryChanges {
     lastError: null,
     pending: 0,
     lastChanges: null,
+    entryErrors: [],
   };
 
   constructor(private readonly options: DirectoryPublisherOptions) {
@@ -88,7 +92,10 @@ export class DirectoryPublisher implements DirectoryChanges {
 
   /** What a sync would change, changing nothing. */
   async dryRun(): Promise<Difference> {
-    return this.options.directory.sync(await this.options.readState(), { dryRun: true });
+    const { diff } = await this.options.directory.sync(await this.options.readState(), {
+      dryRun: true,
+    });
+    return diff;
   }
 
   async close(): Promise<void> {
@@ -126,30 +133,44 @@ export class DirectoryPublisher implements DirectoryChanges {
   private async runOnce(): Promise<void> {
     const pendingAtStart = this.state.pending;
     try {
-      const diff = await this.options.directory.sync(await this.options.readState());
+      const { diff, failures } = await this.options.directory.sync(await this.options.readState());
+      const lastChanges = {
+        added: diff.add.length,
+        modified: diff.modify.length,
+        deleted: diff.delete.length,
+      };
+      const pending = Math.max(0, this.state.pending - pendingAtStart);
+      if (failures.length > 0) {
+        this.state = { ...this.state, pending, lastChanges, entryErrors: failures };
+        this.failed(new Error(entriesNotWritten(failures)));
+        return;
+      }
       this.state = {
         inSync: true,
         lastSyncAt: this.options.now().getTime(),
         lastError: null,
-        pending: Math.max(0, this.state.pending - pendingAtStart),
-        lastChanges: {
-          added: diff.add.length,
-          modified: diff.modify.length,
-          deleted: diff.delete.length,
-        },
+        pending,
+        lastChanges,
+        entryErrors: [],
       };
       this.retryDelay = this.options.retryMs ?? 1000;
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
-      const message =
-        failure instanceof DirectoryUnavailableError
-          ? failure.message
-          : `The directory refused a change: ${failure.message}`;
-      const firstFailure = this.state.lastError === null;
-      this.state = { ...this.state, inSync: false, lastError: message };
-      if (firstFailure) this.options.onError?.(new Error(message));
-      this.scheduleRetry();
+      this.failed(
+        new Error(
+          failure instanceof DirectoryUnavailableError
+            ? failure.message
+            : `The directory refused a change: ${failure.message}`,
+        ),
+      );
     }
+  }
+
+  private failed(error: Error): void {
+    const firstFailure = this.state.lastError === null;
+    this.state = { ...this.state, inSync: false, lastError: error.message };
+    if (firstFailure) this.options.onError?.(error);
+    this.scheduleRetry();
   }
 
   private scheduleRetry(): void {
@@ -162,4 +183,11 @@ export class DirectoryPublisher implements DirectoryChanges {
     }, delay);
     this.retryTimer.unref();
   }
+}
+
+/** The last error when some entries were not written: how many, and the first. */
+function entriesNotWritten(failures: readonly EntryFailure[]): string {
+  const [first] = failures;
+  const count = failures.length === 1 ? '1 entry' : `${failures.length} entries`;
+  return `${count} not written: ${first?.dn ?? ''}: ${first?.error ?? ''}`;
 }

@@ -84,6 +84,12 @@ export async function listGroups(executor: Executor): Promise<GroupWithMembers[]
   return groups.map((group) => ({ ...group, members: byGroup.get(group.name) ?? [] }));
 }
 
+/** Every group's name as stored. */
+export async function groupNames(executor: Executor): Promise<string[]> {
+  const rows = await executor.selectFrom('groups').select('name').execute();
+  return rows.map((row) => row.name);
+}
+
 /** False, with nothing written, when a group of that name exists in any case. */
 export async function insertGroup(
   executor: Executor,

@@ -116,6 +116,7 @@ export function registerGroupRoutes(app: FastifyInstance, context: RouteContext)
         last_sync: status?.lastSyncAt == null ? null : iso(status.lastSyncAt),
         last_error: status?.lastError ?? null,
         pending: status?.pending ?? 0,
+        entry_errors: status?.entryErrors ?? [],
       };
     },
   );

@@ -8,11 +8,13 @@ import type { UserFileEntry } from '../../tak/user-authentication-file.js';
 import type { Actor } from '../auth/actor.js';
 import { findMember } from '../people/service.js';
 import { NO_DIRECTORY, thenPublish, type DirectoryChanges } from '../../directory/changes.js';
+import { ldapName } from '../../directory/entries.js';
 import {
   countGroupMembers,
   deleteGroup,
   findGroup,
   findGroups,
+  groupNames,
   insertGroup,
   insertMemberGroups,
   listGroups,
@@ -121,26 +123,37 @@ export class GroupService {
       });
   }
 
-  /** A new group; 409 when one of that name exists in any case. */
+  /**
+   * A new group, its name kept as LDAP compares it (spaces at the ends dropped, runs of spaces
+   * one); 409 when a group LDAP would see as the same exists (docs/directory.md).
+   */
   create(actor: Actor, group: Group): Promise<Group> {
+    const created = { ...group, name: group.name.trim().replace(/ {2,}/g, ' ') };
     return this.db.transaction().execute(async (trx) => {
       const at = this.now().getTime();
-      const inserted = await insertGroup(trx, {
-        ...group,
-        createdAt: at,
-        createdBy: actor.callsign,
-      });
-      if (!inserted) throw new ConflictError(`A group ${group.name} exists`);
+      const same = (await groupNames(trx)).find(
+        (name) => ldapName(name) === ldapName(created.name),
+      );
+      const inserted =
+        same === undefined &&
+        (await insertGroup(trx, { ...created, createdAt: at, createdBy: actor.callsign }));
+      if (!inserted) {
+        throw new ConflictError(
+          `A group "${same ?? created.name}" exists: LDAP, where TAK Server reads groups, compares ` +
+            'names in any case, with spaces at the ends dropped and runs of spaces as one',
+          'group_exists',
+        );
+      }
       await appendAuditEvent(trx, {
         at,
         actor: actor.callsign,
         action: 'group.create',
-        target: group.name,
+        target: created.name,
         outcome: 'success',
         clientAddress: actor.clientAddress,
-        detail: { description: group.description },
+        detail: { description: created.description },
       });
-      return group;
+      return created;
     });
   }
 

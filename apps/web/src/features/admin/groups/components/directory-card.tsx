@@ -33,6 +33,18 @@ function DirectoryState() {
               {t('directory.out_of_sync', { error: status.last_error ?? '' })}
             </p>
           )}
+          {status.entry_errors.length > 0 && (
+            <div>
+              <p className="font-semibold text-stone-900">{t('directory.entry_errors')}</p>
+              <ul className="list-disc pl-5 text-sm break-words text-stone-700">
+                {status.entry_errors.map((failure) => (
+                  <li key={failure.dn}>
+                    <code>{failure.dn}</code>: {failure.error}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
           <p className="text-stone-700">
             {status.last_sync === null
               ? t('directory.never')
@@ -56,7 +68,8 @@ function DirectoryState() {
 
 /**
  * The admin home's card of groups and the LDAP directory (docs/directory.md): whether it is in sync,
- * when it last was, how many changes wait; the way to the groups page.
+ * when it last was, how many changes wait, each entry the last sync could not write; the way to
+ * the groups page.
  */
 export function DirectoryCard() {
   return (

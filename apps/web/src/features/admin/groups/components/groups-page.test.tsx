@@ -91,6 +91,36 @@ describe('GroupsPage', () => {
     expect(await screen.findByRole('heading', { name: 'Green' })).toBeVisible();
   });
 
+  it.each([
+    [
+      'en',
+      'Name',
+      'Create group',
+      /A group of that name exists: TAK Server’s directory sees names/,
+    ],
+    [
+      'fi',
+      'Nimi',
+      'Luo käyttäjäryhmä',
+      /Samanniminen ryhmä on jo olemassa: TAK Serverin hakemisto/,
+    ],
+  ])('words a group LDAP sees as an existing one in %s', async (language, label, button, text) => {
+    fakeGroups([RED]);
+    server.use(
+      http.post(apiPaths.groups, () =>
+        HttpResponse.json(
+          { detail: 'A group "Red" exists', reason: 'group_exists' },
+          { status: 409 },
+        ),
+      ),
+    );
+    const user = userEvent.setup();
+    renderWithProviders(<GroupsPage />, { language });
+    await user.type(await screen.findByRole('textbox', { name: label }), 'red ');
+    await user.click(screen.getByRole('button', { name: button }));
+    expect(await screen.findByText(text)).toBeVisible();
+  });
+
   it('asks before deleting, says the members leave, and deletes with force', async () => {
     const calls = fakeGroups([RED]);
     const user = userEvent.setup();
