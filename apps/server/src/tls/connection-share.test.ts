@@ -155,8 +155,15 @@ async function httpListening(limits: {
 
 describe('the connection share bounds every connection of an address and cuts slow requests', () => {
   it('refuses an address over its bound of all its connections, requests in flight included', async () => {
-    const { told, slowPost } = await httpListening({ maxConnections: 10, maxPerAddress: 2 });
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const { told, slowPost } = await httpListening({
+      maxConnections: 10,
+      maxPerAddress: 2,
+      unprovenGraceMs: 100,
+    });
     const held = [await slowPost('127.0.0.2'), await slowPost('127.0.0.2')];
+    // Its requests past their grace are still not cut for its own newcomer.
+    vi.advanceTimersByTime(150);
     const third = await slowPost('127.0.0.2');
     await expect.poll(() => third.destroyed).toBe(true);
     expect(told).toEqual(['address_share']);
@@ -187,6 +194,22 @@ describe('the connection share bounds every connection of an address and cuts sl
     await expect.poll(() => most[0]?.destroyed).toBe(true);
     expect([lone.destroyed, most[1]?.destroyed, newcomer.destroyed]).toEqual([false, false, false]);
     expect(told).toEqual(['slow_request']);
+  });
+
+  it("a newcomer from an address holding about as many cuts nobody's request", async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const { told, slowPost } = await httpListening({ maxConnections: 3, unprovenGraceMs: 100 });
+    const held = [
+      await slowPost('127.0.0.2'),
+      await slowPost('127.0.0.2'),
+      await slowPost('127.0.0.3'),
+    ];
+    vi.advanceTimersByTime(150);
+    // 127.0.0.3 holds one, the most any address holds is two: it waits its turn.
+    const newcomer = await slowPost('127.0.0.3');
+    await expect.poll(() => newcomer.destroyed).toBe(true);
+    expect(held.map((socket) => socket.destroyed)).toEqual([false, false, false]);
+    expect(told).toEqual(['pool_full']);
   });
 
   it('never cuts a request still within its grace: the newcomer is refused', async () => {

@@ -73,8 +73,9 @@ function keyOf(socket: net.Socket): string | undefined {
  * in this order: the oldest unproven connection past its grace (so a few addresses holding silent
  * connections cannot keep everyone else out until the handshake timeout), else the one idle
  * longest (no request in flight), else the slowest request in flight (the one in flight longest,
- * past the grace) of the address holding most connections; over its address's bound only that
- * address's own connections are taken. Only when none is there is the newcomer closed: a
+ * past the grace) of the address holding most connections, two more at least than the newcomer's.
+ * Over its address's bound, only that
+ * address's own unproven-past-grace or idle connections are taken, never its requests. Only when none is there is the newcomer closed: a
  * handshake and a request within their grace are never cut.
  */
 export function createConnectionShare(limits: ConnectionLimits): ConnectionShare {
@@ -104,16 +105,19 @@ export function createConnectionShare(limits: ConnectionLimits): ConnectionShare
     if (!connection.proven) count(unprovenByAddress, connection.address, -1);
   };
 
-  /** The request in flight past its grace of the address holding most (of `address` if given). */
-  const slowestRequest = (now: number, address?: string): Connection | undefined => {
+  /**
+   * The request in flight longest, past its grace, of the address holding most connections, if
+   * that address holds at least two more than the newcomer's (`newcomerHeld`): holders of about
+   * as many would otherwise cut each other's requests in turn, keeping every request young.
+   */
+  const slowestRequest = (now: number, newcomerHeld: number): Connection | undefined => {
     let slowest: Connection | undefined;
-    let slowestHeld = 0;
+    let slowestHeld = newcomerHeld + 1;
     for (const connection of open.values()) {
       if (connection.inFlight === 0 || now - connection.busySince < graceMs) continue;
-      if (address !== undefined && connection.address !== address) continue;
       const held = heldByAddress.get(connection.address) ?? 0;
       const older = slowest !== undefined && connection.busySince < slowest.busySince;
-      if (slowest === undefined || held > slowestHeld || (held === slowestHeld && older)) {
+      if (held > slowestHeld || (slowest !== undefined && held === slowestHeld && older)) {
         slowest = connection;
         slowestHeld = held;
       }
@@ -121,8 +125,12 @@ export function createConnectionShare(limits: ConnectionLimits): ConnectionShare
     return slowest;
   };
 
-  /** What to close for a newcomer (one of `address`'s own if given), and why; none: refuse. */
-  const roomFrom = (address?: string): [Connection, TurnedAwayReason] | undefined => {
+  /**
+   * What to close for a newcomer from `newcomer` (one of that address's own when `own`), and why;
+   * none: refuse.
+   */
+  const roomFrom = (newcomer: string, own: boolean): [Connection, TurnedAwayReason] | undefined => {
+    const address = own ? newcomer : undefined;
     const now = performance.now();
     const ours = (connection: Connection) =>
       address === undefined || connection.address === address;
@@ -131,13 +139,16 @@ export function createConnectionShare(limits: ConnectionLimits): ConnectionShare
       if (ours(connection)) return [connection, 'made_room'];
     }
     for (const connection of idle) if (ours(connection)) return [connection, 'made_room'];
-    const slowest = slowestRequest(now, address);
+    // An address at its own bound is refused rather than let cut its own requests: that would
+    // only trade one of its TLS handshakes for another.
+    if (own) return undefined;
+    const slowest = slowestRequest(now, heldByAddress.get(newcomer) ?? 0);
     return slowest === undefined ? undefined : [slowest, 'slow_request'];
   };
 
   /** Closes what `roomFrom` names; false when there is nothing it may close. */
-  const makeRoom = (address?: string): boolean => {
-    const room = roomFrom(address);
+  const makeRoom = (newcomer: string, own: boolean): boolean => {
+    const room = roomFrom(newcomer, own);
     if (room === undefined) return false;
     const [closing, reason] = room;
     forget(closing);
@@ -153,10 +164,10 @@ export function createConnectionShare(limits: ConnectionLimits): ConnectionShare
       return 'address_share';
     }
     const held = heldByAddress.get(address) ?? 0;
-    if (maxPerAddress !== undefined && held >= maxPerAddress && !makeRoom(address)) {
+    if (maxPerAddress !== undefined && held >= maxPerAddress && !makeRoom(address, true)) {
       return 'address_share';
     }
-    if (maxConnections !== undefined && open.size >= maxConnections && !makeRoom()) {
+    if (maxConnections !== undefined && open.size >= maxConnections && !makeRoom(address, false)) {
       return 'pool_full';
     }
     return true;
