@@ -3,7 +3,10 @@
 // 127.0.0.1) is timed while nobody else is connected, while one address (127.0.0.2) holds more
 // idle TCP connections than the cap allows, re-opening each one the portal closes, and while
 // another (127.0.0.3) holds as many kept-alive TLS connections as the cap, each with a request
-// every few seconds. Loopback only; every phase is bounded in time and the attackers in count.
+// every few seconds, and (issue 36, finding 2) while one address (127.0.0.4), then four
+// (127.0.0.5-8), hold more TLS connections than the cap each sending `POST /ca/ocsp` with
+// `Content-Length: 9000` and one byte of body. Loopback only; every phase is bounded in time
+// and the attackers in count.
 import path from 'node:path';
 import net from 'node:net';
 import tls from 'node:tls';
@@ -146,6 +149,45 @@ function keptAliveHolder(server) {
   });
 }
 
+/** Connections each holding a slow request, in all (one address, or spread over four). */
+const SLOW_SOCKETS = 45;
+const SLOW_ADDRESSES = ['127.0.0.5', '127.0.0.6', '127.0.0.7', '127.0.0.8'];
+
+/**
+ * `count` TLS connections from `localAddress`, each sending a POST that announces 9,000 bytes of
+ * body and sends one: the request stays in flight until the portal ends it.
+ * @param {Server} server @param {string} localAddress @param {number} count
+ */
+function slowRequests(server, localAddress, count) {
+  const request =
+    `POST /ca/ocsp HTTP/1.1\r\nHost: ${server.host}:${server.port}\r\n` +
+    'Content-Type: application/ocsp-request\r\nContent-Length: 9000\r\n\r\nA';
+  return holdConnections(count, () => {
+    const socket = tls.connect({
+      host: '127.0.0.1',
+      port: server.port,
+      localAddress,
+      servername: server.host,
+      ca: server.chainPem,
+    });
+    socket.on('secureConnect', () => socket.write(request));
+    socket.resume();
+    return socket;
+  });
+}
+
+/** Several holders as one. @param {ReturnType<typeof holdConnections>[]} holders */
+function together(holders) {
+  return {
+    get opened() {
+      return holders.reduce((sum, holder) => sum + holder.opened, 0);
+    },
+    stop() {
+      for (const holder of holders) holder.stop();
+    },
+  };
+}
+
 /**
  * @param {{ quick: boolean, workDir: string, log: (line: string) => void }} context
  */
@@ -192,6 +234,15 @@ export async function connectionsSection({ quick, workDir, log }) {
     await measure(`${MAX_CONNECTIONS} kept-alive TLS connections from 127.0.0.3`, () =>
       keptAliveHolder(server),
     );
+    await measure('nobody else, before the slow requests', undefined);
+    await measure(`${SLOW_SOCKETS} slow requests from 127.0.0.4`, () =>
+      slowRequests(server, '127.0.0.4', SLOW_SOCKETS),
+    );
+    const each = Math.ceil(SLOW_SOCKETS / SLOW_ADDRESSES.length);
+    await measure(
+      `${each * SLOW_ADDRESSES.length} slow requests from 127.0.0.5-8, ${each} each`,
+      () => together(SLOW_ADDRESSES.map((address) => slowRequests(server, address, each))),
+    );
   } finally {
     await portal.stop();
   }
@@ -215,8 +266,9 @@ export async function connectionsSection({ quick, workDir, log }) {
       `health check on a new TLS connection from 127.0.0.1 every ${PROBE_EVERY_MS} ms for ` +
       `${phaseMs / 1000} s per phase (${PROBE_TIMEOUT_MS / 1000} s without an answer is a ` +
       `failure); the holders re-open a connection ${REOPEN_DELAY_MS} ms after the portal ` +
-      `closes it; kept-alive connections ask for the health check every ${KEEP_ALIVE_EVERY_MS / 1000} s. ` +
-      'p99 against the higher of the two quiet phases (budget: less than 2x).',
+      `closes it; kept-alive connections ask for the health check every ${KEEP_ALIVE_EVERY_MS / 1000} s; ` +
+      'a slow request is `POST /ca/ocsp` with `Content-Length: 9000` and one byte of body. ' +
+      'p99 against the highest of the quiet phases (budget: less than 2x).',
     '',
     table(
       [

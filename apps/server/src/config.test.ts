@@ -107,6 +107,23 @@ describe('loadConfig', () => {
     ).toThrow(/PORTAL_MAX_UNPROVEN_PER_ADDRESS: must be at most PORTAL_MAX_CONNECTIONS \(40\)/);
   });
 
+  it('bounds all the connections of one address at half the cap unless PORTAL_MAX_CONNECTIONS_PER_ADDRESS says otherwise', () => {
+    const bound = (env: Record<string, string>) =>
+      loadConfig(env, { cwd }).maxConnectionsPerAddress;
+    expect(bound({})).toBe(512);
+    expect(bound({ PORTAL_MAX_CONNECTIONS: '40' })).toBe(20);
+    expect(bound({ PORTAL_MAX_CONNECTIONS: '1' })).toBe(1);
+    expect(bound({ PORTAL_MAX_CONNECTIONS: '40', PORTAL_MAX_CONNECTIONS_PER_ADDRESS: '40' })).toBe(
+      40,
+    );
+    expect(() => bound({ PORTAL_MAX_CONNECTIONS_PER_ADDRESS: '0' })).toThrow(
+      /PORTAL_MAX_CONNECTIONS_PER_ADDRESS: must be at least 1/,
+    );
+    expect(() =>
+      bound({ PORTAL_MAX_CONNECTIONS: '40', PORTAL_MAX_CONNECTIONS_PER_ADDRESS: '41' }),
+    ).toThrow(/PORTAL_MAX_CONNECTIONS_PER_ADDRESS: must be at most PORTAL_MAX_CONNECTIONS \(40\)/);
+  });
+
   it('binds the metrics listener to 127.0.0.1:9464 unless PORTAL_METRICS_ADDRESS says otherwise', () => {
     const metrics = (value?: string) =>
       loadConfig(value === undefined ? {} : { PORTAL_METRICS_ADDRESS: value }, { cwd })

@@ -238,6 +238,7 @@ const environmentSchema = z.object({
   PORTAL_BODY_LIMIT_BYTES: positiveInt(10 * 1024 * 1024).default(64 * 1024),
   PORTAL_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
   PORTAL_MAX_UNPROVEN_PER_ADDRESS: positiveInt(1_000_000).optional(),
+  PORTAL_MAX_CONNECTIONS_PER_ADDRESS: positiveInt(1_000_000).optional(),
   PORTAL_LOG_LEVEL: logLevel.default('info'),
   PORTAL_METRICS_ADDRESS: metricsAddress,
   PORTAL_LDAP_URL: z
@@ -379,6 +380,8 @@ export interface Config {
   maxConnections: number;
   /** Most connections of one address before their TLS handshake and first request are done. */
   maxUnprovenPerAddress: number;
+  /** Most connections of one address, whatever they are doing (docs/deployment.md). */
+  maxConnectionsPerAddress: number;
   logLevel: z.infer<typeof logLevel>;
   /** The Prometheus listener (`PORTAL_METRICS_ADDRESS`); undefined: no metrics listener. */
   metricsAddress: ListenAddress | undefined;
@@ -637,10 +640,18 @@ export function loadConfig(
   const maxUnprovenPerAddress =
     settings.PORTAL_MAX_UNPROVEN_PER_ADDRESS ??
     Math.max(1, Math.floor(settings.PORTAL_MAX_CONNECTIONS / 4));
-  if (maxUnprovenPerAddress > settings.PORTAL_MAX_CONNECTIONS) {
-    throw new ConfigError(
-      `Invalid configuration:\n  PORTAL_MAX_UNPROVEN_PER_ADDRESS: must be at most PORTAL_MAX_CONNECTIONS (${settings.PORTAL_MAX_CONNECTIONS})`,
-    );
+  const maxConnectionsPerAddress =
+    settings.PORTAL_MAX_CONNECTIONS_PER_ADDRESS ??
+    Math.max(1, Math.floor(settings.PORTAL_MAX_CONNECTIONS / 2));
+  for (const [name, value] of [
+    ['PORTAL_MAX_UNPROVEN_PER_ADDRESS', maxUnprovenPerAddress],
+    ['PORTAL_MAX_CONNECTIONS_PER_ADDRESS', maxConnectionsPerAddress],
+  ] as const) {
+    if (value > settings.PORTAL_MAX_CONNECTIONS) {
+      throw new ConfigError(
+        `Invalid configuration:\n  ${name}: must be at most PORTAL_MAX_CONNECTIONS (${settings.PORTAL_MAX_CONNECTIONS})`,
+      );
+    }
   }
   const cwd = options.cwd ?? process.cwd();
   const takEnroll = takEnrollConfig(settings, tlsMode, cwd);
@@ -733,6 +744,7 @@ export function loadConfig(
     bodyLimitBytes: settings.PORTAL_BODY_LIMIT_BYTES,
     maxConnections: settings.PORTAL_MAX_CONNECTIONS,
     maxUnprovenPerAddress,
+    maxConnectionsPerAddress,
     logLevel: settings.PORTAL_LOG_LEVEL,
     metricsAddress: settings.PORTAL_METRICS_ADDRESS,
     version: options.version ?? '0.0.0',

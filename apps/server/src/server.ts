@@ -30,9 +30,12 @@ export interface RunningPortal {
 
 /** What every listener of the portal admits (tls/connection-share.ts), each refusal counted. */
 function connectionLimitsOf(portal: Portal, listener: PortalListenerName): ConnectionLimits {
+  const { config } = portal;
   return {
-    maxConnections: portal.config.maxConnections,
-    maxUnprovenPerAddress: portal.config.maxUnprovenPerAddress,
+    maxConnections: config.maxConnections,
+    maxUnprovenPerAddress: config.maxUnprovenPerAddress,
+    // Behind the proxy every connection is the proxy's: the bound per client is nginx's.
+    maxPerAddress: config.tlsMode === 'proxy' ? undefined : config.maxConnectionsPerAddress,
     turnedAway: (reason) => {
       portal.metrics.connectionTurnedAway(listener, reason);
     },

@@ -1,6 +1,7 @@
 import http, { type RequestListener } from 'node:http';
 import { createConnectionShare, type ConnectionLimits } from '../tls/connection-share.js';
 import { closeGracefully, type PortalListener } from '../tls/dual-face-server.js';
+import { serverTimeoutOptions, type RequestTimeouts } from '../tls/request-timeouts.js';
 
 /**
  * PORTAL_TLS_MODE=proxy: plain HTTP on a loopback or private address, for the reverse proxy that
@@ -11,8 +12,9 @@ import { closeGracefully, type PortalListener } from '../tls/dual-face-server.js
 export function createPlainListener(
   handler: RequestListener,
   connectionLimits: ConnectionLimits = {},
+  requestTimeouts?: RequestTimeouts,
 ): PortalListener {
-  const server = http.createServer(handler);
+  const server = http.createServer(serverTimeoutOptions(requestTimeouts), handler);
   const share = createConnectionShare(connectionLimits);
   share.watch(server);
   // Before the HTTP server sets the connection up: a connection refused here is never read.

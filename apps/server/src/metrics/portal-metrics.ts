@@ -22,6 +22,7 @@ const TURNED_AWAY_REASONS: readonly TurnedAwayReason[] = [
   'address_share',
   'pool_full',
   'made_room',
+  'slow_request',
 ];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 const ENROLLMENT_STATE_NAMES: Record<EnrollmentState, string> = {
@@ -163,8 +164,9 @@ export class PortalMetrics implements CertificateMetrics {
     name: `${PREFIX}connections_turned_away_total`,
     help:
       'Connections the listener closed by its share rule, by listener and reason (an address ' +
-      'over its share of unproven connections, the pool full, one closed to make room: still ' +
-      'unproven after its grace, else the longest idle)',
+      'over its share of unproven connections or of all, the pool full, one closed to make ' +
+      'room: still unproven after its grace, else the longest idle; slow_request: else the ' +
+      'slowest request in flight of the address holding most)',
     labelNames: ['listener', 'reason'] as const,
     registers: [this.registry],
   });

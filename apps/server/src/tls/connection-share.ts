@@ -3,20 +3,23 @@ import type net from 'node:net';
 import { plainAddress } from './peer-address.js';
 
 /**
- * Why the share closed a connection: the address already held its share of unproven ones, the
- * pool was full with nothing to close, or it was closed to make room (an unproven one past its
- * grace, or the longest-idle one).
+ * Why the share closed a connection: the address already held its share (of unproven ones, or of
+ * all) with nothing of its own to close, the pool was full with nothing to close, or it was closed
+ * to make room: an unproven one past its grace or the longest-idle one (`made_room`), else the
+ * slowest request in flight (`slow_request`).
  */
-export type TurnedAwayReason = 'address_share' | 'pool_full' | 'made_room';
+export type TurnedAwayReason = 'address_share' | 'pool_full' | 'made_room' | 'slow_request';
 
 export interface ConnectionLimits {
   /** Most connections open at once (`PORTAL_MAX_CONNECTIONS`); absent: no cap. */
   maxConnections?: number | undefined;
   /** Most unproven connections of one address (`PORTAL_MAX_UNPROVEN_PER_ADDRESS`); absent: no bound. */
   maxUnprovenPerAddress?: number | undefined;
+  /** Most connections of one address (`PORTAL_MAX_CONNECTIONS_PER_ADDRESS`); absent: no bound. */
+  maxPerAddress?: number | undefined;
   /**
-   * How long a connection may stay unproven before a newcomer to a full pool may close it
-   * (`UNPROVEN_GRACE_MS` when absent).
+   * How long a connection may stay unproven, or a request in flight, before a newcomer to a full
+   * pool may close it (`UNPROVEN_GRACE_MS` when absent).
    */
   unprovenGraceMs?: number | undefined;
   /** Told of every connection the share closes (the metrics count them). */
@@ -40,6 +43,8 @@ interface Connection {
   /** When it was accepted (`performance.now()`). */
   acceptedAt: number;
   inFlight: number;
+  /** Since when it has had a request in flight (`performance.now()`), while `inFlight` > 0. */
+  busySince: number;
 }
 
 /**
@@ -63,15 +68,18 @@ function keyOf(socket: net.Socket): string | undefined {
 /**
  * The rule of every listener that takes connections. A connection is *unproven* until its first
  * request has arrived (for TLS, after the handshake); one address may hold at most
- * `maxUnprovenPerAddress` unproven connections, the next is closed at accept. Proven connections
- * count only against `maxConnections`: many members behind one NAT each keep theirs. When the
- * pool is full, the oldest unproven connection past its grace is closed to make room (so a few
- * addresses holding silent connections cannot keep everyone else out until the handshake timeout),
- * else the one idle longest (no request in flight); only when neither is there is the new one
- * closed: a handshake still within its grace and a request in flight are never cut.
+ * `maxUnprovenPerAddress` unproven connections, the next is closed at accept. Every connection
+ * counts against `maxPerAddress` and `maxConnections`. A newcomer over either bound makes room,
+ * in this order: the oldest unproven connection past its grace (so a few addresses holding silent
+ * connections cannot keep everyone else out until the handshake timeout), else the one idle
+ * longest (no request in flight), else the slowest request in flight (the one in flight longest,
+ * past the grace) of the address holding most connections, two more at least than the newcomer's.
+ * Over its address's bound, only that
+ * address's own unproven-past-grace or idle connections are taken, never its requests. Only when none is there is the newcomer closed: a
+ * handshake and a request within their grace are never cut.
  */
 export function createConnectionShare(limits: ConnectionLimits): ConnectionShare {
-  const { maxConnections, maxUnprovenPerAddress } = limits;
+  const { maxConnections, maxUnprovenPerAddress, maxPerAddress } = limits;
   const graceMs = limits.unprovenGraceMs ?? UNPROVEN_GRACE_MS;
   const turnedAway = (reason: TurnedAwayReason) => limits.turnedAway?.(reason);
   const open = new Map<string, Connection>();
@@ -80,11 +88,12 @@ export function createConnectionShare(limits: ConnectionLimits): ConnectionShare
   /** Unproven connections, the oldest first. */
   const unproven = new Set<Connection>();
   const unprovenByAddress = new Map<string, number>();
+  const heldByAddress = new Map<string, number>();
 
-  const countUnproven = (address: string, change: number) => {
-    const count = (unprovenByAddress.get(address) ?? 0) + change;
-    if (count === 0) unprovenByAddress.delete(address);
-    else unprovenByAddress.set(address, count);
+  const count = (counts: Map<string, number>, address: string, change: number) => {
+    const held = (counts.get(address) ?? 0) + change;
+    if (held === 0) counts.delete(address);
+    else counts.set(address, held);
   };
 
   const forget = (connection: Connection) => {
@@ -92,26 +101,75 @@ export function createConnectionShare(limits: ConnectionLimits): ConnectionShare
     open.delete(connection.key);
     idle.delete(connection);
     unproven.delete(connection);
-    if (!connection.proven) countUnproven(connection.address, -1);
+    count(heldByAddress, connection.address, -1);
+    if (!connection.proven) count(unprovenByAddress, connection.address, -1);
   };
 
-  /** The connection to close for a newcomer to a full pool, if any may be closed. */
-  const roomFrom = (): Connection | undefined => {
-    const [oldestUnproven] = unproven;
-    if (oldestUnproven !== undefined && performance.now() - oldestUnproven.acceptedAt >= graceMs) {
-      return oldestUnproven;
+  /**
+   * The request in flight longest, past its grace, of the address holding most connections, if
+   * that address holds at least two more than the newcomer's (`newcomerHeld`): holders of about
+   * as many would otherwise cut each other's requests in turn, keeping every request young.
+   */
+  const slowestRequest = (now: number, newcomerHeld: number): Connection | undefined => {
+    let slowest: Connection | undefined;
+    let slowestHeld = newcomerHeld + 1;
+    for (const connection of open.values()) {
+      if (connection.inFlight === 0 || now - connection.busySince < graceMs) continue;
+      const held = heldByAddress.get(connection.address) ?? 0;
+      const older = slowest !== undefined && connection.busySince < slowest.busySince;
+      if (held > slowestHeld || (slowest !== undefined && held === slowestHeld && older)) {
+        slowest = connection;
+        slowestHeld = held;
+      }
     }
-    const [longestIdle] = idle;
-    return longestIdle;
+    return slowest;
   };
 
-  const makeRoom = (): boolean => {
-    if (maxConnections === undefined || open.size < maxConnections) return true;
-    const closing = roomFrom();
-    if (closing === undefined) return false;
+  /**
+   * What to close for a newcomer from `newcomer` (one of that address's own when `own`), and why;
+   * none: refuse.
+   */
+  const roomFrom = (newcomer: string, own: boolean): [Connection, TurnedAwayReason] | undefined => {
+    const address = own ? newcomer : undefined;
+    const now = performance.now();
+    const ours = (connection: Connection) =>
+      address === undefined || connection.address === address;
+    for (const connection of unproven) {
+      if (now - connection.acceptedAt < graceMs) break;
+      if (ours(connection)) return [connection, 'made_room'];
+    }
+    for (const connection of idle) if (ours(connection)) return [connection, 'made_room'];
+    // An address at its own bound is refused rather than let cut its own requests: that would
+    // only trade one of its TLS handshakes for another.
+    if (own) return undefined;
+    const slowest = slowestRequest(now, heldByAddress.get(newcomer) ?? 0);
+    return slowest === undefined ? undefined : [slowest, 'slow_request'];
+  };
+
+  /** Closes what `roomFrom` names; false when there is nothing it may close. */
+  const makeRoom = (newcomer: string, own: boolean): boolean => {
+    const room = roomFrom(newcomer, own);
+    if (room === undefined) return false;
+    const [closing, reason] = room;
     forget(closing);
     closing.socket.destroy();
-    turnedAway('made_room');
+    turnedAway(reason);
+    return true;
+  };
+
+  /** Whether `address` may have one more connection, room made if need be; else why not. */
+  const admits = (address: string): true | TurnedAwayReason => {
+    const unprovenHeld = unprovenByAddress.get(address) ?? 0;
+    if (maxUnprovenPerAddress !== undefined && unprovenHeld >= maxUnprovenPerAddress) {
+      return 'address_share';
+    }
+    const held = heldByAddress.get(address) ?? 0;
+    if (maxPerAddress !== undefined && held >= maxPerAddress && !makeRoom(address, true)) {
+      return 'address_share';
+    }
+    if (maxConnections !== undefined && open.size >= maxConnections && !makeRoom(address, false)) {
+      return 'pool_full';
+    }
     return true;
   };
 
@@ -123,11 +181,12 @@ export function createConnectionShare(limits: ConnectionLimits): ConnectionShare
       connection.proven = true;
       connection.socket = request.socket;
       unproven.delete(connection);
-      countUnproven(connection.address, -1);
+      count(unprovenByAddress, connection.address, -1);
       request.socket.once('close', () => {
         forget(connection);
       });
     }
+    if (connection.inFlight === 0) connection.busySince = performance.now();
     connection.inFlight += 1;
     idle.delete(connection);
     response.once('close', () => {
@@ -142,11 +201,14 @@ export function createConnectionShare(limits: ConnectionLimits): ConnectionShare
     admit(socket) {
       const key = keyOf(socket);
       const address = socket.remoteAddress === undefined ? '' : plainAddress(socket.remoteAddress);
-      const held = unprovenByAddress.get(address) ?? 0;
-      const withinShare = maxUnprovenPerAddress === undefined || held < maxUnprovenPerAddress;
-      if (key === undefined || !withinShare || !makeRoom()) {
+      if (key === undefined) {
         socket.destroy();
-        if (key !== undefined) turnedAway(withinShare ? 'pool_full' : 'address_share');
+        return false;
+      }
+      const admitted = admits(address);
+      if (admitted !== true) {
+        socket.destroy();
+        turnedAway(admitted);
         return false;
       }
       const connection: Connection = {
@@ -156,10 +218,12 @@ export function createConnectionShare(limits: ConnectionLimits): ConnectionShare
         proven: false,
         acceptedAt: performance.now(),
         inFlight: 0,
+        busySince: 0,
       };
       open.set(key, connection);
       unproven.add(connection);
-      countUnproven(address, 1);
+      count(unprovenByAddress, address, 1);
+      count(heldByAddress, address, 1);
       socket.once('close', () => {
         forget(connection);
       });

@@ -1,41 +1,24 @@
-import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, removeTempDir, selfSignedCertificate } from '../ca/openssl-cli.testing.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CLIENT_HELLO_LIMITS } from './client-hello.js';
 import {
   createDualFaceServer,
   type DualFaceServer,
   type DualFaceServerOptions,
-  type TlsCredentials,
 } from './dual-face-server.js';
 import { faceOfSocket } from './faces.js';
+import { selfSignedServerCredentials } from './server-credentials.testing.js';
 
 const MTLS_HOST = 'mtls.portal.test';
 const HTTPS_ORIGIN = 'https://portal.test:8443';
 
-let dir: string;
-let credentials: TlsCredentials;
+const serverCredentials = selfSignedServerCredentials();
 const running: DualFaceServer[] = [];
 const clients: net.Socket[] = [];
-
-beforeAll(async () => {
-  dir = await makeTempDir();
-  const certFile = await selfSignedCertificate(dir, 'server', { subject: '/CN=portal.test' });
-  credentials = {
-    cert: await readFile(certFile, 'utf8'),
-    key: await readFile(path.join(dir, 'server.key'), 'utf8'),
-  };
-});
-
-afterAll(async () => {
-  await removeTempDir(dir);
-});
 
 afterEach(async () => {
   for (const client of clients.splice(0)) client.destroy();
@@ -46,6 +29,7 @@ afterEach(async () => {
 async function start(
   options: Partial<DualFaceServerOptions> = {},
 ): Promise<{ server: DualFaceServer; port: number }> {
+  const credentials = serverCredentials();
   const server = createDualFaceServer({
     credentials,
     clientCaPem: [credentials.cert],

@@ -7,6 +7,7 @@ import type { ConnectionLimits } from './connection-share.js';
 import { createHelloGatedListener } from './hello-gate.js';
 import type { PortalListener } from './listener.js';
 import { createPlainHttpServer } from './plain-http.js';
+import { serverTimeoutOptions, type RequestTimeouts } from './request-timeouts.js';
 
 export interface TlsCredentials {
   /** PEM certificate chain of the server (leaf first). */
@@ -31,8 +32,10 @@ export interface DualFaceServerOptions {
   /** From accept to a whole ClientHello (absolute); default `DEFAULT_HELLO_TIMEOUT_MS`. */
   helloTimeoutMs?: number;
   helloLimits?: ClientHelloLimits;
-  /** `PORTAL_MAX_CONNECTIONS` and `PORTAL_MAX_UNPROVEN_PER_ADDRESS`; absent: no limits. */
+  /** `PORTAL_MAX_CONNECTIONS` and the bounds per address; absent: no limits. */
   connectionLimits?: ConnectionLimits;
+  /** How long a request may take to arrive; default `REQUEST_TIMEOUTS`. */
+  requestTimeouts?: RequestTimeouts;
 }
 
 export { closeGracefully, type PortalListener } from './listener.js';
@@ -57,7 +60,12 @@ export function createDualFaceServer(options: DualFaceServerOptions): DualFaceSe
   const mtlsHost = options.mtlsHost.toLowerCase();
   const helloTimeoutMs = options.helloTimeoutMs ?? DEFAULT_HELLO_TIMEOUT_MS;
   const helloLimits = options.helloLimits ?? DEFAULT_CLIENT_HELLO_LIMITS;
-  const handshake = { ...secureDefaults, ...credentials, handshakeTimeout: helloTimeoutMs };
+  const handshake = {
+    ...secureDefaults,
+    ...credentials,
+    handshakeTimeout: helloTimeoutMs,
+    ...serverTimeoutOptions(options.requestTimeouts),
+  };
 
   const clientCaNow = typeof clientCaPem === 'function' ? clientCaPem : () => clientCaPem;
   let clientCa = clientCaNow();

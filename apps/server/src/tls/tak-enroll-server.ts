@@ -9,6 +9,7 @@ import {
 import type { ConnectionLimits } from './connection-share.js';
 import { createHelloGatedListener } from './hello-gate.js';
 import type { PortalListener } from './listener.js';
+import { serverTimeoutOptions, type RequestTimeouts } from './request-timeouts.js';
 
 export interface TakEnrollServerOptions {
   /** The certificate for `{takHost}`: the operator's, or one from the portal's CA. */
@@ -17,8 +18,10 @@ export interface TakEnrollServerOptions {
   handler: RequestListener;
   helloTimeoutMs?: number;
   helloLimits?: ClientHelloLimits;
-  /** `PORTAL_MAX_CONNECTIONS` and `PORTAL_MAX_UNPROVEN_PER_ADDRESS`; absent: no limits. */
+  /** `PORTAL_MAX_CONNECTIONS` and the bounds per address; absent: no limits. */
   connectionLimits?: ConnectionLimits;
+  /** How long a request may take to arrive; default `REQUEST_TIMEOUTS`. */
+  requestTimeouts?: RequestTimeouts;
 }
 
 /**
@@ -28,7 +31,12 @@ export interface TakEnrollServerOptions {
 export function createTakEnrollServer(options: TakEnrollServerOptions): PortalListener {
   const helloTimeoutMs = options.helloTimeoutMs ?? DEFAULT_HELLO_TIMEOUT_MS;
   const server = https.createServer(
-    { ...secureDefaults, ...options.credentials, handshakeTimeout: helloTimeoutMs },
+    {
+      ...secureDefaults,
+      ...options.credentials,
+      handshakeTimeout: helloTimeoutMs,
+      ...serverTimeoutOptions(options.requestTimeouts),
+    },
     options.handler,
   );
   server.on('tlsClientError', (_error, socket) => socket.destroy());
