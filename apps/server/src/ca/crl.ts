@@ -76,25 +76,25 @@ export async function signCrl(signer: CaSigner, params: CrlParams): Promise<Enco
   return { pem: encodePem('X509 CRL', der), der };
 }
 
+/** The CRL's thread, started at the first CRL and kept: idle, it keeps no process alive. */
+let tbsWorker: WorkerPool<TbsJob, ArrayBuffer> | undefined;
+
 /**
- * Encodes a CRL's TBSCertList (DER) in a worker thread of its own (workers/crl-tbs.worker.ts),
- * which ends when it is done: with 10,000 revoked certificates this is seconds of JavaScript that
- * would otherwise hold the event loop. A bad serial rejects with its TypeError.
+ * Encodes a CRL's TBSCertList (DER) in a worker thread (workers/crl-tbs.worker.ts): with 10,000
+ * revoked certificates this is seconds of JavaScript that would otherwise hold the event loop.
+ * The thread is kept between CRLs: one started per CRL cost its start-up each time (under the
+ * test runner, loading TypeScript too). A bad serial rejects with its TypeError.
  */
-async function encodeTbsInWorker(job: TbsJob): Promise<ArrayBuffer> {
-  const worker = new WorkerPool<TbsJob, ArrayBuffer>({
+function encodeTbsInWorker(job: TbsJob): Promise<ArrayBuffer> {
+  tbsWorker ??= new WorkerPool<TbsJob, ArrayBuffer>({
     file: workerFile('./workers/crl-tbs.worker', import.meta.url),
     size: 1,
     name: 'CRL',
   });
-  try {
-    return await worker.run(job, [
-      job.revokedAt.buffer as ArrayBuffer,
-      job.reasons.buffer as ArrayBuffer,
-    ]);
-  } finally {
-    await worker.close();
-  }
+  return tbsWorker.run(job, [
+    job.revokedAt.buffer as ArrayBuffer,
+    job.reasons.buffer as ArrayBuffer,
+  ]);
 }
 
 // Entries read per turn of the event loop while the worker's input is gathered.
