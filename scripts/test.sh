@@ -15,6 +15,13 @@ require_node
 ensure_debian_packages openssl curl ca-certificates postgresql chromium libnss3-tools libxml2-utils \
   unzip nginx-light default-jre-headless systemd poppler-utils zbar-tools prometheus slapd ldap-utils
 ensure_npm_dependencies
+
+# The fast loop first, before anything is built: `npm run test:fast` must pass on a bare clone
+# (README, "The dev loop"), so it runs here with no build of the contract package in the way.
+say "Fast tests on the sources alone (npm run test:fast, nothing built)"
+rm -rf packages/contract/dist
+npm run --silent test:fast
+
 ensure_build
 
 say "Formatting (prettier)"

@@ -63,11 +63,13 @@ ensure_npm_dependencies() {
   echo "$lock_hash" >"$stamp"
 }
 
-# Builds the contract, the server and the web app when any source is newer than the last build.
+# Builds the contract, the server and the web app when any source is newer than the last build
+# or a build is missing (test.sh removes the contract's before its fast tests).
 ensure_build() {
   local stamp="$ROOT_DIR/node_modules/.callsign-build-stamp"
   if [ -f "$stamp" ] && [ -f "$ROOT_DIR/apps/server/dist/main.js" ] &&
     [ -f "$ROOT_DIR/apps/web/dist/index.html" ] &&
+    [ -f "$ROOT_DIR/packages/contract/dist/index.js" ] &&
     [ -z "$(find "$ROOT_DIR/apps" "$ROOT_DIR/packages" \
       \( -name node_modules -o -name dist \) -prune -o -type f -newer "$stamp" -print -quit)" ]; then
     return 0

@@ -2,10 +2,11 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import * as x509 from '@peculiar/x509';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import type { TbsJob } from './crl-tbs.js';
 import { encodePem } from './pem.js';
-import { encodeTbsInWorker } from './crl-worker.js';
 import type { CaSigner } from './signer.js';
 import { authorityKeyIdentifier } from './templates.js';
+import { workerFile, WorkerPool } from './worker-pool.js';
 
 export type RevocationReason =
   'unspecified' | 'keyCompromise' | 'superseded' | 'cessationOfOperation' | 'affiliationChanged';
@@ -36,7 +37,7 @@ const CRL_NUMBER_LIMIT = 2n ** 159n;
 
 /**
  * Signs a CRL with pkijs. The to-be-signed part, linear in the entries but seconds of JavaScript
- * at 10,000 of them, is encoded in a worker thread (crl-worker.ts); only the signature over it is
+ * at 10,000 of them, is encoded in a worker thread (crl-tbs.ts); only the signature over it is
  * made here, with the CA's key through its WebCrypto provider (itself off the event loop), and
  * the three parts are joined without parsing the to-be-signed part again. (@peculiar/x509's CRL
  * generator checks each entry against all earlier ones; serials here are unique by construction.)
@@ -73,6 +74,27 @@ export async function signCrl(signer: CaSigner, params: CrlParams): Promise<Enco
     Buffer.from(new asn1js.BitString({ valueHex: signature }).toBER(false)),
   ]);
   return { pem: encodePem('X509 CRL', der), der };
+}
+
+/** The CRL's thread, started at the first CRL and kept: idle, it keeps no process alive. */
+let tbsWorker: WorkerPool<TbsJob, ArrayBuffer> | undefined;
+
+/**
+ * Encodes a CRL's TBSCertList (DER) in a worker thread (workers/crl-tbs.worker.ts): with 10,000
+ * revoked certificates this is seconds of JavaScript that would otherwise hold the event loop.
+ * The thread is kept between CRLs: one started per CRL cost its start-up each time (under the
+ * test runner, loading TypeScript too). A bad serial rejects with its TypeError.
+ */
+function encodeTbsInWorker(job: TbsJob): Promise<ArrayBuffer> {
+  tbsWorker ??= new WorkerPool<TbsJob, ArrayBuffer>({
+    file: workerFile('./workers/crl-tbs.worker', import.meta.url),
+    size: 1,
+    name: 'CRL',
+  });
+  return tbsWorker.run(job, [
+    job.revokedAt.buffer as ArrayBuffer,
+    job.reasons.buffer as ArrayBuffer,
+  ]);
 }
 
 // Entries read per turn of the event loop while the worker's input is gathered.

@@ -1,29 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
 import { rsaModulusLength, type GeneratedKeyPair, type KeyAlgorithm } from './key-pair.js';
-
-/**
- * The worker's whole program, evaluated as a plain CommonJS script (`eval: true`): the same
- * source runs under the test runner, which loads this module from TypeScript, and from the
- * build, with no separate worker file to compile or ship. It uses node:crypto only. On Linux,
- * where the nice value is per thread, the worker first lowers its own thread's scheduling
- * priority, so the operating system runs it only on a core nothing else wants (elsewhere the
- * nice value is the whole process's, so it is left alone). Then it makes one key pair per
- * message and posts the private key back (a KeyObject is cloned across threads; it is never
- * written anywhere).
- */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { generateKeyPairSync } = require('node:crypto');
-// Linux only: there the nice value is per thread; elsewhere it would lower the whole process.
-if (process.platform === 'linux') {
-  try { require('node:os').setPriority(19); } catch {}
-}
-parentPort.on('message', () => {
-  const { privateKey } = generateKeyPairSync(workerData.type, workerData.options);
-  parentPort.postMessage(privateKey);
-});
-`;
+import { workerFile, WorkerPool } from './worker-pool.js';
 
 /** Key pairs made ahead, each handed out once: a `KeyPool`, or keys made by someone else earlier. */
 export interface KeyPairSupply {
@@ -44,20 +21,26 @@ export interface KeyPoolOptions {
   pauseMs?: number;
 }
 
+/** One key pair to make, as `generateKeyPairSync` takes it (workers/key-pair.worker.ts). */
+export type KeyPairJob =
+  | { readonly type: 'ec'; readonly options: { namedCurve: string } }
+  | { readonly type: 'rsa'; readonly options: { modulusLength: number; publicExponent: number } };
+
 /**
- * Key pairs made ahead in one worker thread, so that a download costs signing and packing, not
- * key generation. Held in memory only; each is handed out once and dropped from the pool. The
- * pool refills at low priority: one key at a time, only while no request is minting, in a thread
- * of the lowest scheduling priority. An empty pool hands out nothing and the caller makes its
- * key itself, as without a pool.
+ * Key pairs made ahead in one worker thread (workers/key-pair.worker.ts), so that a download
+ * costs signing and packing, not key generation. Held in memory only; each is handed out once
+ * and dropped from the pool. The pool refills at low priority: one key at a time, only while no
+ * request is minting, in a thread of the lowest scheduling priority. An empty pool hands out
+ * nothing and the caller makes its key itself, as without a pool. A key the thread fails to make
+ * leaves the pool empty for good: every request then makes its own key.
  */
 export class KeyPool implements KeyPairSupply {
   private readonly keys: GeneratedKeyPair[] = [];
-  private readonly worker: Worker;
+  private readonly worker: WorkerPool<KeyPairJob, KeyObject>;
+  private readonly job: KeyPairJob;
   private refilling = false;
   private waitingForKey = false;
   private stopped = false;
-  private exited = false;
   private timer: NodeJS.Timeout | undefined;
   private readonly pauseMs: number;
 
@@ -72,22 +55,13 @@ export class KeyPool implements KeyPairSupply {
       );
     }
     this.pauseMs = options.pauseMs ?? 100;
-    this.worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: workerArguments(options.algorithm),
-    });
-    // Never what keeps the process alive: a process that ends without close() is not held.
-    this.worker.unref();
-    this.worker.on('message', (privateKey: KeyObject) => {
-      this.received(privateKey);
-    });
-    // A worker that fails leaves the pool empty for good: every request makes its own key.
-    this.worker.on('error', () => {
-      this.stop();
-    });
-    this.worker.on('exit', () => {
-      this.exited = true;
-      this.stop();
+    this.job = keyPairJob(options.algorithm);
+    this.worker = new WorkerPool({
+      file: workerFile('./workers/key-pair.worker', import.meta.url),
+      size: 1,
+      name: 'key pool',
+      // Never what keeps the process alive: a process that ends without close() is not held.
+      holdsProcess: false,
     });
     this.refill();
   }
@@ -99,7 +73,7 @@ export class KeyPool implements KeyPairSupply {
 
   /** Whether the worker thread is still there (false once close() has returned). */
   get running(): boolean {
-    return !this.exited;
+    return this.worker.threads.length > 0;
   }
 
   /** A key pair made ahead, which no one else gets; undefined when the pool has none of these. */
@@ -113,8 +87,7 @@ export class KeyPool implements KeyPairSupply {
   /** Stops the worker and drops every key pair held. */
   async close(): Promise<void> {
     this.stop();
-    await this.worker.terminate();
-    this.exited = true;
+    await this.worker.close();
   }
 
   private stop(): void {
@@ -143,7 +116,14 @@ export class KeyPool implements KeyPairSupply {
       return;
     }
     this.waitingForKey = true;
-    this.worker.postMessage(null);
+    this.worker.run(this.job).then(
+      (privateKey) => {
+        this.received(privateKey);
+      },
+      () => {
+        this.stop();
+      },
+    );
   }
 
   private received(privateKey: KeyObject): void {
@@ -155,7 +135,7 @@ export class KeyPool implements KeyPairSupply {
   }
 }
 
-function workerArguments(algorithm: KeyAlgorithm): { type: string; options: object } {
+function keyPairJob(algorithm: KeyAlgorithm): KeyPairJob {
   return algorithm === 'ecdsa-p256'
     ? { type: 'ec', options: { namedCurve: 'prime256v1' } }
     : {

@@ -23,10 +23,7 @@ export type Pkcs12Job =
   | { readonly kind: 'trustStore'; readonly options: TrustStoreOptions }
   | { readonly kind: 'leaf'; readonly order: LeafOrder };
 
-/** What a job gives: a PKCS#12 file's bytes, or a signed leaf. */
-export type Pkcs12JobResult<J extends Pkcs12Job> = J extends { kind: 'leaf' } ? SignedLeaf : Buffer;
-
-/** Runs one job here: what a packing worker runs for each message. */
+/** Runs one job here: what a packing worker (workers/minting.worker.ts) runs for each job. */
 export function runPkcs12Job(job: Pkcs12Job): Promise<Buffer | SignedLeaf> {
   switch (job.kind) {
     case 'keystore':
