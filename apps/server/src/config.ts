@@ -323,8 +323,8 @@ export interface Config {
   idmConsoleConfigured: boolean;
   trustedProxies: string[];
   /**
-   * The secret the proxy sends beside a forwarded certificate (`PORTAL_PROXY_SECRET_FILE`);
-   * undefined: the proxy's address alone is trusted.
+   * The secret the proxy sends beside a forwarded certificate (`PORTAL_PROXY_SECRET_FILE`,
+   * required in proxy mode); undefined with built-in TLS, where no proxy forwards one.
    */
   proxySecret: string | undefined;
   tlsCertFile: string | undefined;
@@ -608,6 +608,11 @@ export function loadConfig(
   if (tlsMode === 'proxy' && settings.PORTAL_TRUSTED_PROXIES.length === 0) {
     throw new ConfigError(
       'Invalid configuration:\n  PORTAL_TRUSTED_PROXIES: must name the proxy (address or CIDR range) when PORTAL_TLS_MODE=proxy',
+    );
+  }
+  if (tlsMode === 'proxy' && settings.PORTAL_PROXY_SECRET_FILE === undefined) {
+    throw new ConfigError(
+      "Invalid configuration:\n  PORTAL_PROXY_SECRET_FILE: required when PORTAL_TLS_MODE=proxy: without it any local process that reaches the listener could forge a member's certificate headers",
     );
   }
   if (tlsMode === 'proxy' && settings.PORTAL_TLS_CERT !== undefined) {
