@@ -234,6 +234,7 @@ const environmentSchema = z.object({
   PORTAL_RESERVED_CALLSIGNS: reservedCallsigns,
   PORTAL_RATE_LIMIT_FAILURES: positiveInt(100_000).default(120),
   PORTAL_RATE_LIMIT_WINDOW_MINUTES: positiveInt(24 * 60).default(10),
+  PORTAL_GUESS_CEILING_PER_MINUTE: positiveInt(1_000_000).default(240),
   PORTAL_BODY_LIMIT_BYTES: positiveInt(10 * 1024 * 1024).default(64 * 1024),
   PORTAL_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
   PORTAL_MAX_UNPROVEN_PER_ADDRESS: positiveInt(1_000_000).optional(),
@@ -368,6 +369,8 @@ export interface Config {
   /** The failure budget (docs/api.md): failed guesses per client address and window. */
   rateLimitFailures: number;
   rateLimitWindowMs: number;
+  /** Failed guesses a minute across the deployment before every stranger is slowed. */
+  guessCeilingPerMinute: number;
   bodyLimitBytes: number;
   /** Most connections open at once on the listener; the next is closed at accept. */
   maxConnections: number;
@@ -728,6 +731,7 @@ export function loadConfig(
     reservedCallsigns: settings.PORTAL_RESERVED_CALLSIGNS,
     rateLimitFailures: settings.PORTAL_RATE_LIMIT_FAILURES,
     rateLimitWindowMs: settings.PORTAL_RATE_LIMIT_WINDOW_MINUTES * MINUTE,
+    guessCeilingPerMinute: settings.PORTAL_GUESS_CEILING_PER_MINUTE,
     bodyLimitBytes: settings.PORTAL_BODY_LIMIT_BYTES,
     maxConnections: settings.PORTAL_MAX_CONNECTIONS,
     maxUnprovenPerAddress,

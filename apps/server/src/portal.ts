@@ -139,10 +139,18 @@ function buildServices(
     certificates,
     caRollover,
     presence: parts.presence,
-    failureBudget: new DatabaseFailureBudget(db, {
-      failures: config.rateLimitFailures,
-      windowMs: config.rateLimitWindowMs,
-    }),
+    failureBudget: new DatabaseFailureBudget(
+      db,
+      {
+        failures: config.rateLimitFailures,
+        windowMs: config.rateLimitWindowMs,
+        ceilingPerMinute: config.guessCeilingPerMinute,
+      },
+      Date.now,
+      () => {
+        parts.metrics.guessCeilingReached();
+      },
+    ),
     firstuser: new FirstuserService({
       db,
       tokens,
