@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { callsignSchema } from '@callsign/contract';
 import { BackupError, createBackup, restoreBackup } from './cli/backup.js';
 import { adoptCa } from './cli/ca-adopt.js';
+import { refusedServerCertName } from './cli/server-cert-names.js';
 import { caRollover, RolloverRefusedError, RolloverUsageError } from './cli/ca-rollover.js';
 import { CaAdoptionError } from './ca/adopt.js';
 import { buildCrlBundle, CrlBundleError } from './ca/crl-bundle.js';
@@ -33,8 +34,9 @@ const USAGE = `Usage: npm run --silent portal -- COMMAND [ARGS]
 Commands:
   admin-code               Print a new single-use admin code (only the code, on stdout).
   server-cert NAME...      Issue a TLS server certificate from the portal's CA for the DNS
-                           names given; writes NAME.crt.pem (with the CA chain) and
-                           NAME.key.pem. Option: --out DIR (default: the current directory).
+                           names given (each with a dot: never a callsign); writes NAME.crt.pem
+                           (with the CA chain) and NAME.key.pem. Option: --out DIR (default:
+                           the current directory).
   revoke CALLSIGN          Revoke a member and every certificate they hold.
   tak-packages CALLSIGN    Write the member's three TAK settings packages (ATAK/WinTAK, iTAK,
                            TAK Tracker) with one new certificate, as the portal gives them.
@@ -306,6 +308,12 @@ const commands: Record<string, { migrate: boolean; run: Command }> = {
     async run(portal, args) {
       const { values, positionals } = parseOutArgs(args);
       if (positionals.length === 0) throw new UsageError('server-cert needs at least one NAME');
+      const refused = refusedServerCertName(positionals);
+      if (refused !== undefined) {
+        throw new UsageError(
+          `server-cert: "${refused}" is not a DNS name with a dot (a name without one could be a member's callsign); nothing written`,
+        );
+      }
       // Before issuing: a folder that cannot be made leaves no recorded certificate without a key.
       await mkdir(path.resolve(values.out), { recursive: true });
       const issued = await portal.certificates.issueServerCertificate(positionals, CLI_ACTOR);

@@ -1,11 +1,19 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from './config.js';
 
 const cwd = '/srv/portal';
+
+/** Proxy mode needs the proxy's secret (docs/deployment.md): one file for every case here. */
+const secretDir = mkdtempSync(path.join(os.tmpdir(), 'portal-config-secret-'));
+const PROXY_SECRET_FILE = path.join(secretDir, 'proxy-secret');
+writeFileSync(PROXY_SECRET_FILE, 'c2VjcmV0IG9mIHRoZSBjb25maWcgdGVzdHMgcHJveHk=\n', { mode: 0o600 });
+afterAll(() => {
+  rmSync(secretDir, { recursive: true, force: true });
+});
 
 describe('loadConfig', () => {
   it('gives the embedded defaults (docs/deployment.md)', () => {
@@ -78,6 +86,7 @@ describe('loadConfig', () => {
       PORTAL_TLS_MODE: 'proxy',
       PORTAL_TRUSTED_PROXIES: '127.0.0.1',
       PORTAL_PORT: '8080',
+      PORTAL_PROXY_SECRET_FILE: PROXY_SECRET_FILE,
     };
     expect(loadConfig(proxy, { cwd }).httpCaOrigin).toBe('http://portal.example.org');
     expect(loadConfig({ ...proxy, PORTAL_PUBLIC_PORT: '8443' }, { cwd }).httpCaOrigin).toBe(
@@ -233,6 +242,7 @@ describe('loadConfig', () => {
         PORTAL_TLS_MODE: 'proxy',
         PORTAL_PORT: '8080',
         PORTAL_TRUSTED_PROXIES: '10.0.0.5',
+        PORTAL_PROXY_SECRET_FILE: PROXY_SECRET_FILE,
       },
       { cwd },
     );
@@ -248,8 +258,20 @@ describe('loadConfig', () => {
     );
   });
 
-  it('refuses certificate files in proxy mode, where they would be silently unused', () => {
+  it('refuses proxy mode without the proxy’s secret, naming why (docs/deployment.md)', () => {
     const proxy = { PORTAL_TLS_MODE: 'proxy', PORTAL_TRUSTED_PROXIES: '127.0.0.1' };
+    expect(() => loadConfig(proxy, { cwd })).toThrow(ConfigError);
+    expect(() => loadConfig(proxy, { cwd })).toThrow(
+      /\n {2}PORTAL_PROXY_SECRET_FILE: required when PORTAL_TLS_MODE=proxy: without it any local process that reaches the listener could forge a member's certificate headers$/,
+    );
+  });
+
+  it('refuses certificate files in proxy mode, where they would be silently unused', () => {
+    const proxy = {
+      PORTAL_TLS_MODE: 'proxy',
+      PORTAL_TRUSTED_PROXIES: '127.0.0.1',
+      PORTAL_PROXY_SECRET_FILE: PROXY_SECRET_FILE,
+    };
     expect(() =>
       loadConfig({ ...proxy, PORTAL_TLS_CERT: 'cert.pem', PORTAL_TLS_KEY: 'key.pem' }, { cwd }),
     ).toThrow(/PORTAL_TLS_CERT, PORTAL_TLS_KEY: not used when PORTAL_TLS_MODE=proxy/);
@@ -261,7 +283,6 @@ describe('loadConfig', () => {
     const proxy = { PORTAL_TLS_MODE: 'proxy', PORTAL_TRUSTED_PROXIES: '127.0.0.1' };
     const secret = 'Zm9yIHRoZSBwcm94eSBvbmx5LCAzMiBieXRlcyBvciBtb3Jl';
     try {
-      expect(loadConfig(proxy, { cwd }).proxySecret).toBeUndefined();
       await writeFile(path.join(dir, 'proxy-secret'), `${secret}\n`, { mode: 0o600 });
       const config = loadConfig(
         { ...proxy, PORTAL_PROXY_SECRET_FILE: 'proxy-secret' },
@@ -381,7 +402,11 @@ describe('loadConfig', () => {
   });
 
   describe('the TAK enrollment face', () => {
-    const proxy = { PORTAL_TLS_MODE: 'proxy', PORTAL_TRUSTED_PROXIES: '127.0.0.1' };
+    const proxy = {
+      PORTAL_TLS_MODE: 'proxy',
+      PORTAL_TRUSTED_PROXIES: '127.0.0.1',
+      PORTAL_PROXY_SECRET_FILE: PROXY_SECRET_FILE,
+    };
 
     it('listens on 8446 with a certificate from the portal CA and 15-minute tokens by default', () => {
       expect(loadConfig({}, { cwd }).takEnroll).toEqual({

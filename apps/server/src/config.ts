@@ -235,6 +235,7 @@ const environmentSchema = z.object({
   PORTAL_RESERVED_CALLSIGNS: reservedCallsigns,
   PORTAL_RATE_LIMIT_FAILURES: positiveInt(100_000).default(120),
   PORTAL_RATE_LIMIT_WINDOW_MINUTES: positiveInt(24 * 60).default(10),
+  PORTAL_GUESS_CEILING_PER_MINUTE: positiveInt(1_000_000).default(240),
   PORTAL_BODY_LIMIT_BYTES: positiveInt(10 * 1024 * 1024).default(64 * 1024),
   PORTAL_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
   PORTAL_MAX_UNPROVEN_PER_ADDRESS: positiveInt(1_000_000).optional(),
@@ -330,8 +331,8 @@ export interface Config {
    */
   takServerAddresses: string[];
   /**
-   * The secret the proxy sends beside a forwarded certificate (`PORTAL_PROXY_SECRET_FILE`);
-   * undefined: the proxy's address alone is trusted.
+   * The secret the proxy sends beside a forwarded certificate (`PORTAL_PROXY_SECRET_FILE`,
+   * required in proxy mode); undefined with built-in TLS, where no proxy forwards one.
    */
   proxySecret: string | undefined;
   tlsCertFile: string | undefined;
@@ -375,6 +376,8 @@ export interface Config {
   /** The failure budget (docs/api.md): failed guesses per client address and window. */
   rateLimitFailures: number;
   rateLimitWindowMs: number;
+  /** Failed guesses a minute across the deployment before every stranger is slowed. */
+  guessCeilingPerMinute: number;
   bodyLimitBytes: number;
   /** Most connections open at once on the listener; the next is closed at accept. */
   maxConnections: number;
@@ -619,6 +622,11 @@ export function loadConfig(
       'Invalid configuration:\n  PORTAL_TRUSTED_PROXIES: must name the proxy (address or CIDR range) when PORTAL_TLS_MODE=proxy',
     );
   }
+  if (tlsMode === 'proxy' && settings.PORTAL_PROXY_SECRET_FILE === undefined) {
+    throw new ConfigError(
+      "Invalid configuration:\n  PORTAL_PROXY_SECRET_FILE: required when PORTAL_TLS_MODE=proxy: without it any local process that reaches the listener could forge a member's certificate headers",
+    );
+  }
   if (tlsMode === 'proxy' && settings.PORTAL_TLS_CERT !== undefined) {
     throw new ConfigError(
       'Invalid configuration:\n  PORTAL_TLS_CERT, PORTAL_TLS_KEY: not used when PORTAL_TLS_MODE=proxy (the proxy holds the certificate); remove them',
@@ -741,6 +749,7 @@ export function loadConfig(
     reservedCallsigns: settings.PORTAL_RESERVED_CALLSIGNS,
     rateLimitFailures: settings.PORTAL_RATE_LIMIT_FAILURES,
     rateLimitWindowMs: settings.PORTAL_RATE_LIMIT_WINDOW_MINUTES * MINUTE,
+    guessCeilingPerMinute: settings.PORTAL_GUESS_CEILING_PER_MINUTE,
     bodyLimitBytes: settings.PORTAL_BODY_LIMIT_BYTES,
     maxConnections: settings.PORTAL_MAX_CONNECTIONS,
     maxUnprovenPerAddress,

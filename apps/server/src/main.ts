@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfigFromProcess, type Config } from './config.js';
 import type { Portal } from './portal.js';
-import { adminLoginLink, createAdminCode } from './modules/firstuser/admin-code.js';
+import { adminLoginLink, createAdminCode, FIRST_START } from './modules/firstuser/admin-code.js';
 import { hasActiveAdmin } from './modules/people/service.js';
 import { enrollmentFaceTrustLine } from './modules/tak/enrollment-face-trust.js';
 import { startPortal, type RunningPortal } from './server.js';
@@ -14,7 +14,7 @@ async function announceFirstAdmin(portal: Portal): Promise<void> {
   if (await hasActiveAdmin(portal.database.db)) return;
   const { code, expiresAt } = await createAdminCode(portal.database.db, {
     ttlMs: config.adminCodeTtlMs,
-    actor: 'first-start',
+    actor: FIRST_START,
   });
   const lines = [
     '',

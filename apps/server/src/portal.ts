@@ -141,10 +141,18 @@ function buildServices(
     certificates,
     caRollover,
     presence: parts.presence,
-    failureBudget: new DatabaseFailureBudget(db, {
-      failures: config.rateLimitFailures,
-      windowMs: config.rateLimitWindowMs,
-    }),
+    failureBudget: new DatabaseFailureBudget(
+      db,
+      {
+        failures: config.rateLimitFailures,
+        windowMs: config.rateLimitWindowMs,
+        ceilingPerMinute: config.guessCeilingPerMinute,
+      },
+      Date.now,
+      () => {
+        parts.metrics.guessCeilingReached();
+      },
+    ),
     signOut: new SignOutService(db, tokens, now),
     firstuser: new FirstuserService({
       db,

@@ -128,6 +128,44 @@ describe('server-cert', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('server-cert needs at least one NAME');
   });
+
+  it('refuses a name without a dot (a callsign, reserved or not) and writes nothing (docs/deployment.md)', async () => {
+    await withPortal(async (portal) => {
+      await insertMember(portal.database.db, {
+        callsign: 'Falcon3',
+        status: 'active',
+        inviteCode: null,
+        roles: [],
+        at: Date.now(),
+      });
+    });
+    const serverCertificates = () =>
+      withPortal(
+        async (portal) =>
+          (
+            await portal.database.db
+              .selectFrom('issued_certificates')
+              .select('serial')
+              .where('purpose', '=', 'server')
+              .execute()
+          ).length,
+      );
+    const before = await serverCertificates();
+    const out = path.join(workDir, 'refused-names');
+    for (const names of [
+      ['falcon3'],
+      ['tak.example.org', 'Falcon3'],
+      ['takserver'],
+      ['tak..example.org'],
+    ]) {
+      const result = await cli(['server-cert', ...names, '--out', out]);
+      expect(result.code, names.join(' ')).toBe(2);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(/server-cert: ".+" is not a DNS name with a dot/);
+    }
+    expect(existsSync(out)).toBe(false);
+    expect(await serverCertificates()).toBe(before);
+  });
 });
 
 describe('revoke', () => {

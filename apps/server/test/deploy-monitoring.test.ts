@@ -80,7 +80,7 @@ describe('deploy/prometheus and deploy/grafana', () => {
     }
     const check = await run('promtool', ['check', 'rules', 'alerts.yml'], { cwd: PROMETHEUS });
     expect(check.code, check.stdout + check.stderr).toBe(0);
-    expect(check.stdout).toMatch(/SUCCESS: 15 rules found/);
+    expect(check.stdout).toMatch(/SUCCESS: 16 rules found/);
     const tests = await run('promtool', ['test', 'rules', 'alerts.test.yml'], { cwd: PROMETHEUS });
     expect(tests.code, tests.stdout + tests.stderr).toBe(0);
   });

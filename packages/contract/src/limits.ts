@@ -10,6 +10,8 @@ export const CODE_LENGTH = {
   admin: 12,
   exchange: 12,
   invite: 8,
+  /** An invite that approves at once (bulk slips, auto_approve): the guess ceiling's arithmetic. */
+  autoApprove: 12,
   approval: 8,
   renewal: 8,
 } as const;

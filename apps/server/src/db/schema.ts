@@ -97,7 +97,7 @@ export interface LoginCodesTable {
   created_at: Immutable<number>;
   expires_at: Immutable<number>;
   used_at: number | null;
-  /** The admin who made a renewal code; null for the other kinds. */
+  /** The admin who made a renewal code; who asked for an admin code (`first-start`, `cli`). */
   created_by: ImmutableDefaulted<string | null>;
 }
 

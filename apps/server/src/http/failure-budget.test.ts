@@ -1,4 +1,6 @@
 import Fastify from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
 import { describeWithMigratedDatabase } from '../db/engine-suite.testing.js';
@@ -101,6 +103,68 @@ describeWithMigratedDatabase('DatabaseFailureBudget', (database) => {
   });
 });
 
+/** The attempts an address holds in its window. */
+async function heldBy(db: Kysely<Database>, address: string): Promise<number> {
+  const row = await db
+    .selectFrom('failure_windows')
+    .select('failures')
+    .where('address', '=', address)
+    .executeTakeFirst();
+  return row?.failures ?? 0;
+}
+
+describeWithMigratedDatabase('the guesser and the guess ceiling (docs/api.md)', (database) => {
+  const held = (address: string) => heldBy(database.handle.db, address);
+  it('counts an IPv6 /64 as one guesser, and an IPv4-mapped address as the IPv4 one', async () => {
+    const clock = { now: 7_000_000 };
+    const budget = new DatabaseFailureBudget(database.handle.db, perMinute(2), () => clock.now);
+    await fail(budget, '2001:db8:5:6::1');
+    await fail(budget, '2001:db8:5:6:ffff::2');
+    expect(await refusal(budget, '2001:db8:5:6::3')).toBeInstanceOf(TooManyRequestsError);
+    expect(await refusal(budget, '2001:db8:5:7::1')).toBeUndefined();
+    await fail(budget, '198.51.100.4');
+    await fail(budget, '::ffff:198.51.100.4');
+    expect(await refusal(budget, '198.51.100.4')).toBeInstanceOf(TooManyRequestsError);
+  });
+
+  it('past the ceiling every stranger waits out the minute; a member is never refused by it', async () => {
+    const clock = { now: 8_000_000 };
+    const refusedByCeiling: number[] = [];
+    const budget = new DatabaseFailureBudget(
+      database.handle.db,
+      { failures: 100, windowMs: 10 * 60_000, ceilingPerMinute: 5 },
+      () => clock.now,
+      () => refusedByCeiling.push(clock.now),
+    );
+    // A given-back attempt (no failed guess) leaves room under the ceiling.
+    await budget.release(await budget.reserve('203.0.113.99'));
+    for (let guesser = 1; guesser <= 5; guesser += 1) await fail(budget, `203.0.113.${guesser}`);
+    clock.now += 15_000;
+    const refused = await refusal(budget, '203.0.113.6');
+    expect(refused).toBeInstanceOf(TooManyRequestsError);
+    expect((refused as TooManyRequestsError).headers['retry-after']).toBe('45');
+    expect(refusedByCeiling).toHaveLength(1);
+    // The refused guess spent nothing of its own budget, and a member is not slowed.
+    expect(await held('203.0.113.6')).toBe(0);
+    await budget.release(await budget.reserve('203.0.113.6', 'member'));
+    clock.now += 45_000;
+    expect(await refusal(budget, '203.0.113.6')).toBeUndefined();
+  });
+
+  it('holds the ceiling across instances sharing the database', async () => {
+    const other = database.scratch.open();
+    const size = { failures: 100, windowMs: 60_000, ceilingPerMinute: 10 };
+    const first = new DatabaseFailureBudget(database.handle.db, size);
+    const second = new DatabaseFailureBudget(other.db, size);
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, (_, index) =>
+        refusal(index % 2 === 0 ? first : second, `2001:db8:${index}::1`),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome === undefined)).toHaveLength(10);
+  });
+});
+
 describeWithMigratedDatabase('spendingBudget', (database) => {
   it('keeps the attempt only for refusals marked as failed guesses and answers called failures', async () => {
     const budget = new DatabaseFailureBudget(database.handle.db, perMinute(1));
@@ -152,14 +216,7 @@ describeWithMigratedDatabase('registerFailureBudget', (database) => {
       },
     };
   }
-  const held = async (address: string) =>
-    (
-      await database.handle.db
-        .selectFrom('failure_windows')
-        .select('failures')
-        .where('address', '=', address)
-        .executeTakeFirst()
-    )?.failures ?? 0;
+  const held = (address: string) => heldBy(database.handle.db, address);
 
   it('gives the attempt back before the answer leaves, also when the handler sends it itself', async () => {
     const budget = slowToGiveBack(new DatabaseFailureBudget(database.handle.db, perMinute(5)));

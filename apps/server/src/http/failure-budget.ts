@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { isCountedFailure } from '../errors.js';
-import type { FailureBudget } from '../modules/auth/failure-budget.js';
+import type { FailureBudget, GuessCaller } from '../modules/auth/failure-budget.js';
 
 /** How a route spends the budget; `true` means only errors marked by countsAsFailure count. */
 export interface FailureBudgetRule {
@@ -28,8 +28,9 @@ export async function spendingBudget<T>(
   work: () => Promise<T>,
   rule: FailureBudgetRule = {},
   onReserved?: (giveBack: () => Promise<void>) => void,
+  caller: GuessCaller = 'stranger',
 ): Promise<T> {
-  const reservation = await budget.reserve(address);
+  const reservation = await budget.reserve(address, caller);
   let settled = false;
   const settle = async (failed: boolean) => {
     if (settled) return;
@@ -50,6 +51,9 @@ export async function spendingBudget<T>(
   }
 }
 
+/** Access levels (modules/auth/access.ts) that admit only a valid member's key or token. */
+const MEMBER_ACCESS = new Set(['member', 'admin-check', 'admin']);
+
 /**
  * Routes declare `config.failureBudget`; their handler then runs within the caller's budget
  * (spendingBudget), after the access check. No service repeats the rule.
@@ -68,6 +72,10 @@ export function registerFailureBudget(app: FastifyInstance, budget: FailureBudge
     const declared = route.config?.failureBudget;
     if (declared === undefined) return;
     const rule = declared === true ? {} : declared;
+    // The guess ceiling slows strangers only: on these, the access check has found a valid key.
+    const caller: GuessCaller = MEMBER_ACCESS.has(String(route.config?.access))
+      ? 'member'
+      : 'stranger';
     const handler = route.handler;
     const guarded: RouteHandlerMethod = function (request, reply) {
       return spendingBudget(
@@ -80,6 +88,7 @@ export function registerFailureBudget(app: FastifyInstance, budget: FailureBudge
           // sent answer the rule must read is returned, not sent, by its handler.
           if (rule.failedAnswer === undefined) giveBackOnSend.set(request, giveBack);
         },
+        caller,
       );
     };
     route.handler = guarded;

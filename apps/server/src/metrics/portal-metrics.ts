@@ -133,6 +133,12 @@ export class PortalMetrics implements CertificateMetrics {
     registers: [this.registry],
   });
 
+  private readonly ceilingRefusals = new Counter({
+    name: `${PREFIX}guess_ceiling_refusals_total`,
+    help: 'Guesses refused with 429 because the deployment reached PORTAL_GUESS_CEILING_PER_MINUTE failed guesses this minute (docs/api.md)',
+    registers: [this.registry],
+  });
+
   private readonly issued = new Counter({
     name: `${PREFIX}certificates_issued_total`,
     help: 'Certificates issued and recorded, by purpose (member key, TAK package, server)',
@@ -201,6 +207,10 @@ export class PortalMetrics implements CertificateMetrics {
 
   failureBudgetRefused(route: string): void {
     this.refusals.inc({ route });
+  }
+
+  guessCeilingReached(): void {
+    this.ceilingRefusals.inc();
   }
 
   certificateIssued(purpose: CertificatePurpose): void {

@@ -5,10 +5,9 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { apiPaths } from '@callsign/contract';
 import { testEngines } from '../../src/db/test-engines.testing.js';
-import { CLIENT_CERT_HEADER, CLIENT_VERIFY_HEADER } from '../../src/tls/forwarded-certificate.js';
 import type { MemberKey } from '../support/member-fixtures.js';
 import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
-import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
+import { forwardedBy, openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 
 // An audit export logs an error only when it fails, and then with the cause: a complete CSV is
 // no alert (issue 25, finding 8).
@@ -81,8 +80,7 @@ describe.each(testEngines())('the audit export’s log on $name', (engine) => {
     const { port } = portal.app.server.address() as AddressInfo;
     const headers = {
       host: portal.config.mtlsHost,
-      [CLIENT_CERT_HEADER]: encodeURIComponent(admin.certificatePem),
-      [CLIENT_VERIFY_HEADER]: 'SUCCESS',
+      ...forwardedBy(admin.certificatePem),
     };
     const errors = await errorsLoggedBy(async () => {
       await new Promise<void>((resolve, reject) => {

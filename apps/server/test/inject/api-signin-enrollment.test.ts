@@ -186,6 +186,25 @@ describe.each(testEngines())('sign-in and enrollment on $name', (engine) => {
       expect(await isLoginCodeUsable(db(), hashCode(code), Date.now())).toBe(true);
     });
 
+    it('once an admin exists, a start-up admin code is refused; one from the CLI still works (docs/api.md)', async () => {
+      // Boss1 is an admin: a code the first start printed before is dead, check and exchange alike.
+      const startup = (await createAdminCode(db(), { ttlMs: DAY, actor: 'first-start' })).code;
+      secrets.push(startup);
+      expect(checkAdminCodeResponseSchema.parse((await checkCode(startup)).json())).toEqual({
+        code_ok: false,
+      });
+      const refused = await t.exchange(startup);
+      expect(refused.status).toBe(403);
+      expect(detailOf(refused)).toBe('Unknown, used or expired code');
+      // The operator's recovery: `admin-code` on the command line.
+      const recovery = (await createAdminCode(db(), { ttlMs: DAY, actor: 'cli' })).code;
+      secrets.push(recovery);
+      expect(checkAdminCodeResponseSchema.parse((await checkCode(recovery)).json())).toEqual({
+        code_ok: true,
+      });
+      expect(decodeJwt(t.jwtOf(await t.exchange(recovery))).scope).toBe('first-admin');
+    });
+
     it('the first administrator: admin code, add-admin, exchange code, then an admin', async () => {
       const code = await t.adminCode();
       const firstAdmin = t.jwtOf(await t.exchange(code.toLowerCase()));

@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { revokeMember } from '../../src/commands/revoke-member.js';
 import { testEngines } from '../../src/db/test-engines.testing.js';
 import { mtlsFailReason } from '../../src/http/mtls-gate.js';
-import { CLIENT_CERT_HEADER, CLIENT_VERIFY_HEADER } from '../../src/tls/forwarded-certificate.js';
 import { portalOnScratchDatabase } from '../support/portal-on-engine.js';
-import { openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
+import { forwardedBy, openInjectPortal, type InjectPortal } from '../support/inject-portal.js';
 
 /**
  * A page asked on the mTLS face without a working key is sent to the public face's error page
@@ -42,10 +41,7 @@ describe.each(testEngines())('the mTLS face sends pages away with a reason on $n
     const key = await portal.addMember('Late1');
     const ask = (verdict: string) =>
       portal.api('mtls', 'GET', '/', {
-        headers: {
-          [CLIENT_CERT_HEADER]: encodeURIComponent(key.certificatePem),
-          [CLIENT_VERIFY_HEADER]: verdict,
-        },
+        headers: forwardedBy(key.certificatePem, verdict),
       });
     expect((await ask('FAILED:certificate has expired')).headers.location).toBe(
       errorPage('expired'),

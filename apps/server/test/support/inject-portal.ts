@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +8,11 @@ import { seedTestCa } from '../../src/ca/test-ca.testing.js';
 import { testKeySupply } from '../../src/ca/test-key-stock.testing.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openPortal, type Portal } from '../../src/portal.js';
-import { CLIENT_CERT_HEADER, CLIENT_VERIFY_HEADER } from '../../src/tls/forwarded-certificate.js';
+import {
+  CLIENT_CERT_HEADER,
+  CLIENT_VERIFY_HEADER,
+  PROXY_SECRET_HEADER,
+} from '../../src/tls/forwarded-certificate.js';
 import type { ApiRequestOptions, ApiResponse, Face } from './api-client.js';
 import { memberFixtures, type MemberFixtures } from './member-fixtures.js';
 import { certificateInPfx } from './pfx-files.js';
@@ -44,6 +48,8 @@ export interface OpenTestPortalOptions {
   directorySync?: { periodMs?: number; retryMs?: number; maxRetryMs?: number };
   /** Pack keystores and truststores in worker threads, as the service does. */
   packInWorkers?: boolean;
+  /** Proxy mode's secret (`PORTAL_PROXY_SECRET_FILE`), written to a file of the work folder. */
+  proxySecret?: string;
 }
 
 /** Opens a portal as the service's start-up does, in a fresh temporary directory. */
@@ -52,11 +58,16 @@ export async function openTestPortal(
 ): Promise<OpenedTestPortal> {
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-test-'));
   const dataDir = path.join(workDir, 'data');
+  const secretFile = path.join(workDir, 'proxy-secret');
+  if (options.proxySecret !== undefined) {
+    await writeFile(secretFile, options.proxySecret, { mode: 0o600 });
+  }
   const config = loadConfig(
     {
       PORTAL_DATA_DIR: dataDir,
       PORTAL_WEB_DIR: path.join(workDir, 'web'),
       PORTAL_LOG_LEVEL: 'silent',
+      ...(options.proxySecret === undefined ? {} : { PORTAL_PROXY_SECRET_FILE: secretFile }),
       ...options.env,
     },
     { version: options.version ?? '0.0.0-test' },
@@ -95,6 +106,17 @@ export interface InjectPortal extends OpenedTestPortal, MemberFixtures {
 
 /** The nginx address the inject tier's requests come from (PORTAL_TRUSTED_PROXIES). */
 const PROXY_ADDRESS = '127.0.0.1';
+/** The secret nginx sends beside a forwarded certificate (PORTAL_PROXY_SECRET_FILE). */
+const INJECT_PROXY_SECRET = 'aW5qZWN0IHRpZXIgcHJveHkgc2VjcmV0LCB0ZXN0cyBvbmx5';
+
+/** The headers the proxy's mTLS server block sets for a certificate it verified as `verdict`. */
+export function forwardedBy(certificatePem: string, verdict = 'SUCCESS'): Record<string, string> {
+  return {
+    [CLIENT_CERT_HEADER]: encodeURIComponent(certificatePem),
+    [CLIENT_VERIFY_HEADER]: verdict,
+    [PROXY_SECRET_HEADER]: INJECT_PROXY_SECRET,
+  };
+}
 
 /** The member certificate in a key: given beside the .pfx, or read out of it as a TLS client would. */
 async function certificateOf(key: NonNullable<ApiRequestOptions['key']>): Promise<string> {
@@ -111,6 +133,7 @@ export async function openInjectPortal(
   options: OpenInjectPortalOptions = {},
 ): Promise<InjectPortal> {
   const opened = await openTestPortal({
+    proxySecret: INJECT_PROXY_SECRET,
     ...options,
     env: { PORTAL_TLS_MODE: 'proxy', PORTAL_TRUSTED_PROXIES: PROXY_ADDRESS, ...options.env },
   });
@@ -147,8 +170,7 @@ export async function openInjectPortal(
       if (apiOptions.bearer !== undefined) headers.authorization = `Bearer ${apiOptions.bearer}`;
       // The proxy's mTLS server block forwards the certificate it verified; the public one never does.
       if (face === 'mtls' && apiOptions.key !== undefined) {
-        headers[CLIENT_CERT_HEADER] = encodeURIComponent(await certificateOf(apiOptions.key));
-        headers[CLIENT_VERIFY_HEADER] = 'SUCCESS';
+        Object.assign(headers, forwardedBy(await certificateOf(apiOptions.key)));
       }
       const response = await app.inject({
         method: method as 'GET',

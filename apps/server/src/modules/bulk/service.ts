@@ -44,7 +44,7 @@ export class BulkService {
     private readonly now: () => Date,
     /** Callsigns nobody may take (`Config.reservedCallsigns`): a list counts them as taken. */
     private readonly reservedCallsigns: readonly string[],
-    private readonly newCode: () => string = () => generateCode(CODE_LENGTH.invite),
+    private readonly newCode: () => string = () => generateCode(CODE_LENGTH.autoApprove),
   ) {}
 
   /** The preview: each callsign with why it cannot have a slip (or null). Writes nothing. */

@@ -5,9 +5,15 @@ import { appendAuditEvent } from '../audit/service.js';
 import { generateCode, hashCode } from '../auth/codes.js';
 import { insertLoginCode } from './login-code-repository.js';
 
+/** Who makes the code printed at start while no admin exists (main.ts). */
+export const FIRST_START = 'first-start';
+
 export interface AdminCodeOptions {
   ttlMs: number;
-  /** Who asked for it, for the audit log (`first-start` or `cli`). */
+  /**
+   * Who asked for it (`first-start` or `cli`), kept with the code and in the audit log: a
+   * first-start code dies once any admin exists (FirstuserService), a CLI one is the recovery.
+   */
   actor: string;
   now?: Date;
 }
@@ -27,6 +33,7 @@ export async function createAdminCode(
       subjectCallsign: null,
       createdAt: now,
       expiresAt,
+      createdBy: options.actor,
     });
     await appendAuditEvent(trx, {
       at: now,

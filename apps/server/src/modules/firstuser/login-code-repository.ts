@@ -12,7 +12,7 @@ export interface LoginCode {
   createdAt: number;
   expiresAt: number;
   usedAt: number | null;
-  /** The admin who made a renewal code; null for the other kinds. */
+  /** The admin who made a renewal code, who asked for an admin code; null for exchange codes. */
   createdBy: string | null;
 }
 
@@ -67,15 +67,24 @@ export async function isLoginCodeUsable(
   now: number,
   kind?: LoginCodeKind,
 ): Promise<boolean> {
-  let query = executor
+  const found = await findUsableLoginCode(executor, codeHash, now);
+  return found !== undefined && (kind === undefined || found.kind === kind);
+}
+
+/** The code, if it exists, is unused and has not expired at `now`. */
+export async function findUsableLoginCode(
+  executor: Executor,
+  codeHash: string,
+  now: number,
+): Promise<LoginCode | undefined> {
+  const row = await executor
     .selectFrom('login_codes')
-    .select('code_hash')
+    .selectAll()
     .where('code_hash', '=', codeHash)
     .where('used_at', 'is', null)
-    .where('expires_at', '>', now);
-  if (kind !== undefined) query = query.where('kind', '=', kind);
-  const row = await query.executeTakeFirst();
-  return row !== undefined;
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row && toLoginCode(row);
 }
 
 function toLoginCode(row: Selectable<LoginCodesTable>): LoginCode {

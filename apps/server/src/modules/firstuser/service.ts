@@ -9,14 +9,15 @@ import { generateCode, hashCode } from '../auth/codes.js';
 import {
   consumeLoginCode,
   deleteUnusedLoginCodes,
+  findUsableLoginCode,
   insertLoginCode,
-  isLoginCodeUsable,
   type LoginCode,
 } from './login-code-repository.js';
+import { FIRST_START } from './admin-code.js';
 import type { IssueTokenInput, TokenClaims, TokenService } from '../auth/token-service.js';
 import { recordUsedToken } from './used-token-repository.js';
 import { refuseReservedName } from '../people/reserved-callsigns.js';
-import { addMember, findMember } from '../people/service.js';
+import { addMember, findMember, hasActiveAdmin } from '../people/service.js';
 import { lockReservations, refuseReservedCallsign } from '../invites/reservations.js';
 
 export interface FirstuserServiceOptions {
@@ -45,10 +46,19 @@ export interface FirstuserServiceOptions {
 export class FirstuserService {
   constructor(private readonly options: FirstuserServiceOptions) {}
 
-  /** check-code: true only for an unused, unexpired admin code. */
-  checkAdminCode(code: string): Promise<boolean> {
+  /** check-code: true only for an unused, unexpired admin code that is still live. */
+  async checkAdminCode(code: string): Promise<boolean> {
     const { db, now } = this.options;
-    return isLoginCodeUsable(db, hashCode(code), now().getTime(), 'admin');
+    const found = await findUsableLoginCode(db, hashCode(code), now().getTime());
+    return found?.kind === 'admin' && !(await this.diedWithFirstAdmin(db, found));
+  }
+
+  /**
+   * A code printed at a start while no admin existed is refused once any admin exists (docs/api.md);
+   * a CLI `admin-code` stays usable, the operator's recovery.
+   */
+  private async diedWithFirstAdmin(executor: Executor, code: LoginCode): Promise<boolean> {
+    return code.createdBy === FIRST_START && (await hasActiveAdmin(executor));
   }
 
   /**
@@ -147,6 +157,7 @@ export class FirstuserService {
     code: LoginCode,
   ): Promise<IssueTokenInput | undefined> {
     if (code.kind === 'admin') {
+      if (await this.diedWithFirstAdmin(executor, code)) return undefined;
       return { scope: 'first-admin', ttlMs: this.options.firstAdminTokenTtlMs };
     }
     if (code.subjectCallsign === null) throw new Error(`A ${code.kind} code without a callsign`);

@@ -66,7 +66,8 @@ export class InviteService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
-    private readonly newCode: () => string = () => generateCode(CODE_LENGTH.invite),
+    private readonly newCode: (autoApprove: boolean) => string = (autoApprove) =>
+      generateCode(autoApprove ? CODE_LENGTH.autoApprove : CODE_LENGTH.invite),
   ) {}
 
   /** Codes not deleted, newest first. */
@@ -85,7 +86,7 @@ export class InviteService {
       throw new BadRequestError('expires_at must be in the future');
     }
     for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt += 1) {
-      const code = this.newCode();
+      const code = this.newCode(options.autoApprove === true);
       const created = await this.db.transaction().execute(async (trx) => {
         const at = this.now().getTime();
         const groups = await existingGroups(trx, options.groups ?? []);
