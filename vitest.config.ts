@@ -59,6 +59,9 @@ export default defineConfig({
           name: 'e2e',
           include: ['e2e/**/*.test.ts'],
           environment: 'node',
+          // One portal and its first admin's key for the files that need no configuration of
+          // their own; it runs the build (`npm run build` first).
+          globalSetup: ['e2e/support/global-setup.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
           // One browser and one portal at a time: the machine has two cores.
