@@ -326,8 +326,12 @@ describe('a new build deployed', () => {
       await page.reload();
       await prompt.waitFor();
       await keepScreenshot(page, 'update-prompt-phone');
-      await prompt.getByRole('button', { name: 'Reload' }).click();
-      await page.waitForEvent('load');
+      // Listening before the click: on a busy machine the new page can load before a listener
+      // added after the click is there (seen timing out so).
+      await Promise.all([
+        page.waitForEvent('load'),
+        prompt.getByRole('button', { name: 'Reload' }).click(),
+      ]);
       await page.locator('main h1').waitFor();
       expect(await prompt.count()).toBe(0);
       // The page is now controlled by the new worker: its precache holds the new revision.
