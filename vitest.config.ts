@@ -68,6 +68,12 @@ export default defineConfig({
           name: 'e2e',
           include: ['e2e/**/*.test.ts'],
           environment: 'node',
+          // One portal and its first admin's key for the files that need no configuration of
+          // their own; it runs the build (`npm run build` first).
+          globalSetup: ['e2e/support/global-setup.ts'],
+          // A page renders after its load and then fetches its data: an `expect.poll` on what it
+          // shows waits as long as Playwright waits for a locator (Vitest's default is 1 s).
+          expect: { poll: { timeout: 30_000 } },
           testTimeout: 180_000,
           hookTimeout: 180_000,
           // One browser and one portal at a time: the machine has two cores.

@@ -259,10 +259,10 @@ describe('the audit log with a thousand events', () => {
 
 describe('TAK readiness on the admin home', () => {
   it('shows the TAK server, truststore, CRL and tak-check, in both languages', async () => {
-    for (const [language, device, width, heading, name] of [
-      ['en', DESKTOP, 1280, 'TAK Server readiness', 'desktop'],
-      ['en', PHONE, 360, 'TAK Server readiness', 'phone'],
-      ['fi', PHONE, 360, 'TAK-palvelimen valmius', 'fi-phone'],
+    for (const [language, device, heading, name] of [
+      ['en', DESKTOP, 'TAK Server readiness', 'desktop'],
+      ['en', PHONE, 'TAK Server readiness', 'phone'],
+      ['fi', PHONE, 'TAK-palvelimen valmius', 'fi-phone'],
     ] as const) {
       const { page, context } = await adminPage(device, '/app/admin/', language);
       const card = page.getByRole('region', { name: heading });
@@ -271,8 +271,8 @@ describe('TAK readiness on the admin home', () => {
       expect(text).toContain(`http://portal.localhost:${service.port}/ca/crl.pem`);
       expect(text).toContain('npm run --silent portal -- tak-check --host tak.portal.localhost');
       expect(text).toMatch(/Issuing CA/);
+      // Its accessibility and width: the admin home's sweep (admin.test.ts).
       await keepScreenshot(page, `admin-readiness-${name}`);
-      await checkPage(page, width);
       await context.close();
     }
   });

@@ -5,41 +5,37 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, firstAdmin } from './support/api.js';
+import { call } from './support/api.js';
 import { DESKTOP, keepScreenshot, launchBrowser, PHONE } from './support/browser.js';
 import { qrCodesIn } from './support/qr.js';
-import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
-import { startService, type Service } from './support/service.js';
+import type { FirstAdminBrowser } from './support/first-admin-browser.js';
+import type { KeyedBrowser } from './support/nss.js';
+import type { Portal } from './support/service.js';
+import { sharedAdminBrowser, sharedPortal } from './support/shared-portal.js';
 
 // Bulk onboarding as an admin and a member do it (issue 18): ten callsigns from a CSV file, the
 // slips printed to PDF by Chromium and read back with Poppler (text) and ZBar (the QR codes), a
 // member who scans a slip and lands approved on the key page, and the batch page that sees it.
 
 const run = promisify(execFile);
-const ADMIN = 'Chief1';
 const CALLSIGNS = Array.from({ length: 10 }, (_, index) => `Recruit${String(index + 1)}`);
-let service: Service;
+const service: Portal = sharedPortal();
+let admin: FirstAdminBrowser;
 let keyed: KeyedBrowser;
 let memberBrowser: Browser;
-let undoPolicy: () => Promise<void>;
 let workDir: string;
 let adminKey: { pfxFile: string; password: string };
 
 beforeAll(async () => {
-  service = await startService();
   workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-bulk-e2e-'));
-  adminKey = { pfxFile: path.join(workDir, `${ADMIN}.pfx`), password: ADMIN };
-  await writeFile(adminKey.pfxFile, (await firstAdmin(service, ADMIN)).pfx);
-  undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
-  keyed = await browserWithKey(service.rootCaFile, adminKey);
+  admin = await sharedAdminBrowser();
+  ({ keyed, key: adminKey } = admin);
   memberBrowser = await launchBrowser();
 });
 
 afterAll(async () => {
   await memberBrowser.close();
-  await keyed.close();
-  await undoPolicy();
-  await service.stop();
+  await admin.close();
   await rm(workDir, { recursive: true, force: true });
 });
 
@@ -125,9 +121,7 @@ describe('bulk slips in the browser', () => {
     );
     const context = await keyed.browser.newContext(DESKTOP);
     const adminPage = await context.newPage();
-    await adminPage.goto(`${service.mtlsOrigin}/app/admin/user-management/code-list`, {
-      waitUntil: 'networkidle',
-    });
+    await adminPage.goto(`${service.mtlsOrigin}/app/admin/user-management/code-list`);
     await adminPage.getByRole('link', { name: 'Bulk slips for a unit' }).click();
     await adminPage.waitForURL('**/user-management/bulk');
     await adminPage.getByLabel('Or read them from a file').setInputFiles(csv);
@@ -203,9 +197,7 @@ describe('bulk slips in the browser', () => {
 
     const adminContext = await keyed.browser.newContext(PHONE);
     const batchPage = await adminContext.newPage();
-    await batchPage.goto(`${service.mtlsOrigin}/app/admin/user-management/bulk/${batchId}`, {
-      waitUntil: 'networkidle',
-    });
+    await batchPage.goto(`${service.mtlsOrigin}/app/admin/user-management/bulk/${batchId}`);
     const row = batchPage.getByRole('row', { name: /^Recruit3 / });
     await expect.poll(() => row.locator('td').last().innerText(), { timeout: 15_000 }).toBe('key');
     await keepScreenshot(batchPage, 'bulk-5-batch-page');
@@ -221,9 +213,7 @@ describe('bulk slips in the browser', () => {
         localStorage.setItem('i18nextLng', lng);
       }, language);
       const page = await context.newPage();
-      await page.goto(`${service.mtlsOrigin}/app/admin/user-management/bulk/${batchId}`, {
-        waitUntil: 'networkidle',
-      });
+      await page.goto(`${service.mtlsOrigin}/app/admin/user-management/bulk/${batchId}`);
       await page.getByRole('row', { name: /^Recruit10 / }).waitFor();
       await keepScreenshot(page, `bulk-6-batch-page-${language}`);
       expect(await page.evaluate(() => document.documentElement.scrollWidth), language).toBe(360);
@@ -243,9 +233,7 @@ describe('bulk slips in the browser', () => {
         }, language);
         const page = await context.newPage();
         const main = page.locator('main');
-        await page.goto(`${service.mtlsOrigin}/app/admin/user-management/code-list`, {
-          waitUntil: 'networkidle',
-        });
+        await page.goto(`${service.mtlsOrigin}/app/admin/user-management/code-list`);
         await main
           .getByText(language === 'en' ? /works for 7 days/ : /voimassa 7 päivää/)
           .waitFor();
@@ -260,9 +248,7 @@ describe('bulk slips in the browser', () => {
         await keepScreenshot(page, `safe-defaults-options-${device}-${language}`);
         await page.keyboard.press('Escape');
 
-        await page.goto(`${service.mtlsOrigin}/app/admin/user-management/bulk`, {
-          waitUntil: 'networkidle',
-        });
+        await page.goto(`${service.mtlsOrigin}/app/admin/user-management/bulk`);
         await main.getByRole('textbox').first().fill('Fresh1\nbad-name\nRecruit1\nFresh2');
         const skip = main.getByRole('checkbox');
         await skip.waitFor();
@@ -274,9 +260,7 @@ describe('bulk slips in the browser', () => {
         expect(await create.isDisabled()).toBe(false);
         await keepScreenshot(page, `safe-defaults-bulk-skip-${device}-${language}`);
 
-        await page.goto(`${service.mtlsOrigin}/app/admin/user-management/bulk/${batchId}`, {
-          waitUntil: 'networkidle',
-        });
+        await page.goto(`${service.mtlsOrigin}/app/admin/user-management/bulk/${batchId}`);
         const voidButton = main.getByRole('button', {
           name: language === 'en' ? 'Void unused slips' : 'Mitätöi käyttämättömät laput',
         });

@@ -73,9 +73,8 @@ describe('a CA rollover on the admin home', () => {
         );
         const section = page.getByRole('region', { name: texts.rollover });
         await section.waitFor();
-        const text = await section.innerText();
-        expect(text).toMatch(texts.overlap);
-        expect(text).toContain(texts.members);
+        await expect.poll(() => section.innerText()).toMatch(texts.overlap);
+        await expect.poll(() => section.innerText()).toContain(texts.members);
         await page.getByRole('region', { name: texts.banner }).waitFor();
         await checkPage(page, width);
         const file = await keepScreenshot(page, `ca-rollover-admin-${language}-${deviceName}`);

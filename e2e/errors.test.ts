@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approvedMember, call, firstAdmin } from './support/api.js';
+import { approvedMember, call } from './support/api.js';
 import {
   DESKTOP,
   keepScreenshot,
@@ -11,8 +11,10 @@ import {
   PHONE,
   seriousAccessibilityViolations,
 } from './support/browser.js';
-import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './support/nss.js';
-import { startService, type Service } from './support/service.js';
+import type { FirstAdminBrowser } from './support/first-admin-browser.js';
+import { browserWithKey, type KeyedBrowser } from './support/nss.js';
+import type { Portal } from './support/service.js';
+import { SHARED_ADMIN, sharedAdminBrowser, sharedPortal } from './support/shared-portal.js';
 
 // Errors that name the case and the next step (issue 31), in a real browser against the built
 // portal: no key on this device, a revoked key, a used / expired / deactivated invite code, an
@@ -20,20 +22,19 @@ import { startService, type Service } from './support/service.js';
 // clears what the browser stored. Screenshots on a phone and a laptop in English and Finnish:
 // test-results/screenshots/error-*.png, signout-*.png.
 
-const ADMIN = 'Warden1';
 const DEVICES = [
   ['phone', PHONE],
   ['laptop', DESKTOP],
 ] as const;
 const LANGUAGES = ['en', 'fi'] as const;
 
-let service: Service;
+const service: Portal = sharedPortal();
 let browser: Browser;
 let workDir: string;
 let adminKey: { pfxFile: string; password: string };
+let admin: FirstAdminBrowser;
 let adminBrowser: KeyedBrowser;
 let revokedBrowser: KeyedBrowser;
-let undoPolicy: () => Promise<void>;
 const codes: Record<'deactivated' | 'expired' | 'used-up', string> = {
   deactivated: '',
   expired: '',
@@ -56,14 +57,12 @@ async function inviteCode(options: Record<string, unknown>): Promise<string> {
 }
 
 beforeAll(async () => {
-  // Each dead code tried counts as a failed guess: 16 tries here, past a minute's budget.
-  service = await startService({ PORTAL_RATE_LIMIT_FAILURES: '100000' });
+  // Each dead code tried counts as a failed guess: 16 tries here, past a minute's budget (the
+  // shared portal has none to run out).
   browser = await launchBrowser();
   workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-errors-e2e-'));
-  adminKey = { pfxFile: path.join(workDir, `${ADMIN}.pfx`), password: ADMIN };
-  await writeFile(adminKey.pfxFile, (await firstAdmin(service, ADMIN)).pfx);
-  undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
-  adminBrowser = await browserWithKey(service.rootCaFile, adminKey);
+  admin = await sharedAdminBrowser();
+  ({ keyed: adminBrowser, key: adminKey } = admin);
 
   // A member whose key an admin then revokes (with the member).
   const gone = { pfxFile: path.join(workDir, 'Gone1.pfx'), password: 'Gone1' };
@@ -86,10 +85,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await revokedBrowser.close();
-  await adminBrowser.close();
-  await undoPolicy();
+  await admin.close();
   await browser.close();
-  await service.stop();
   await rm(workDir, { recursive: true, force: true });
 });
 
@@ -105,7 +102,7 @@ async function open(
     localStorage.setItem('i18nextLng', lng);
   }, language);
   const page = await context.newPage();
-  await page.goto(url, { waitUntil: 'networkidle' });
+  await page.goto(url);
   return page;
 }
 
@@ -247,7 +244,7 @@ describe('"Sign out" in the header of both faces', () => {
           },
           [jwt, approvecode],
         );
-        await page.goto(`${service.origin}/login/enrollment`, { waitUntil: 'networkidle' });
+        await page.goto(`${service.origin}/login/enrollment`);
         const name =
           language === 'en' ? 'Sign out on this device' : 'Kirjaudu ulos tältä laitteelta';
         const signOut = page.getByRole('banner').getByRole('button', { name });
@@ -272,12 +269,13 @@ describe('"Sign out" in the header of both faces', () => {
         'en',
         `${service.mtlsOrigin}/app/admin/`,
       );
+      await page.locator('main').getByText(`Welcome, ${SHARED_ADMIN}`, { exact: true }).waitFor();
       expect(await page.getByRole('button', { name: 'Sign out on this device' }).count()).toBe(0);
       await page.evaluate((callsign) => {
         localStorage.setItem('token', 'a-token-left-here');
         localStorage.setItem('callsign', callsign);
-      }, ADMIN);
-      await page.reload({ waitUntil: 'networkidle' });
+      }, SHARED_ADMIN);
+      await page.reload();
       const signOut = page
         .getByRole('banner')
         .getByRole('button', { name: 'Sign out on this device' });

@@ -33,7 +33,7 @@ describe.each([
     async (language, locale, submit, wait) => {
       const context = await browser.newContext({ ...device, locale, ignoreHTTPSErrors: true });
       const page = await context.newPage();
-      await page.goto(`${service.origin}/login`, { waitUntil: 'networkidle' });
+      await page.goto(`${service.origin}/login`);
       const alert = page.getByRole('alert');
       for (let attempt = 0; attempt < 3; attempt += 1) {
         await page.getByRole('textbox').fill('WRONG234');

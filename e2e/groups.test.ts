@@ -98,9 +98,7 @@ describe('groups in the web app, published to the directory', () => {
     await main.getByRole('button', { name: 'Create group' }).click();
     await main.getByRole('heading', { name: 'HQ Net' }).waitFor();
 
-    await page.goto(`${service.mtlsOrigin}/app/admin/user-management`, {
-      waitUntil: 'networkidle',
-    });
+    await page.goto(`${service.mtlsOrigin}/app/admin/user-management`);
     await main.getByRole('button', { name: MEMBER }).click();
     const dialog = page.getByRole('dialog', { name: MEMBER });
     await dialog.getByRole('combobox', { name: 'Red' }).selectOption('both');

@@ -64,7 +64,7 @@ async function openWithKey(
   const keyed = await browserWithKey(service.rootCaFile, { pfxFile, password: callsign });
   const context = await keyed.browser.newContext(PHONE);
   const page = await context.newPage();
-  await page.goto(`${service.mtlsOrigin}/`, { waitUntil: 'networkidle' });
+  await page.goto(`${service.mtlsOrigin}/`);
   return { page, close: () => keyed.close() };
 }
 
@@ -86,7 +86,7 @@ describe('journeys in the browser', () => {
     await page.getByLabel('Callsign').fill('Eagle3');
     await page.getByRole('button', { name: 'Save callsign' }).click();
     await page.waitForURL('**/login/createmtls');
-    await page.waitForLoadState('networkidle');
+    await page.getByRole('button', { name: 'Download your key' }).waitFor();
     await keepScreenshot(page, 'journey-admin-2-key-page');
     const pfx = await downloadKey(page, 'Eagle3');
     adminKey = { pfxFile: pfx, password: 'Eagle3' };
@@ -117,7 +117,8 @@ describe('journeys in the browser', () => {
     await page.getByLabel('Callsign').fill('Ranger3');
     await page.getByRole('button', { name: 'Save callsign' }).click();
     await page.waitForURL('**/login/enrollment');
-    await page.waitForLoadState('networkidle');
+    await page.getByRole('button', { name: 'Copy approval link' }).waitFor();
+    await page.waitForFunction(() => localStorage.getItem('approveCode') !== null);
     await keepScreenshot(page, 'journey-member-1-waiting');
     const approvalCode = await page.evaluate(() => localStorage.getItem('approveCode'));
     expect(approvalCode).toMatch(/^[A-Z0-9]{8}$/);
@@ -132,8 +133,9 @@ describe('journeys in the browser', () => {
     await page.getByRole('button', { name: 'Link copied' }).waitFor();
     const approvalLink = await page.evaluate(() => navigator.clipboard.readText());
     const admin = await openWithKey(adminKey.pfxFile, adminKey.password);
-    await admin.page.goto(approvalLink, { waitUntil: 'networkidle' });
+    await admin.page.goto(approvalLink);
     const dialog = admin.page.getByRole('dialog', { name: 'Approval of Ranger3' });
+    await dialog.waitFor();
     expect(await dialog.getByLabel('Approval code').inputValue()).toBe(approvalCode);
     await dialog.getByRole('button', { name: 'Approve' }).click();
     await dialog.getByText('User approved.').waitFor();

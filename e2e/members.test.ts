@@ -107,9 +107,7 @@ describe('the admin area for a real unit', () => {
     }
     // One more person waits: the count follows.
     await waitingEnrollee('Waiting3');
-    await page.goto(`${service.mtlsOrigin}/app/admin/user-management/approval`, {
-      waitUntil: 'networkidle',
-    });
+    await page.goto(`${service.mtlsOrigin}/app/admin/user-management/approval`);
     await expect.poll(() => approvals.textContent()).toContain('3');
     expect(await approvals.getAttribute('aria-current')).toBe('page');
     await keepScreenshot(page, 'members-nav-approvals-desktop');
@@ -122,11 +120,13 @@ describe('the admin area for a real unit', () => {
       '/app/admin/audit',
       '/app/admin/system',
     ]) {
-      await page.goto(`${service.mtlsOrigin}${urlPath}`, { waitUntil: 'networkidle' });
+      await page.goto(`${service.mtlsOrigin}${urlPath}`);
       await nav.waitFor();
-      expect(await nav.getByRole('link', { name: /^Approvals/ }).textContent(), urlPath).toContain(
-        '3',
-      );
+      await expect
+        .poll(() => nav.getByRole('link', { name: /^Approvals/ }).textContent(), {
+          message: urlPath,
+        })
+        .toContain('3');
     }
     await context.close();
   });

@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './support/api.js';
 import { DESKTOP, keepScreenshot, PHONE } from './support/browser.js';
 import { browserWithKey, type KeyedBrowser } from './support/nss.js';
-import { firstAdminBrowser, type FirstAdminBrowser } from './support/first-admin-browser.js';
-import { startService, type Service } from './support/service.js';
+import type { FirstAdminBrowser } from './support/first-admin-browser.js';
+import { startService, type Portal } from './support/service.js';
+import { sharedAdminBrowser, sharedPortal } from './support/shared-portal.js';
 
 // The offline guides (issue 19): the built app's service worker precaches the shell, the
 // locales, every guide page and its illustrations. A browser that opened the portal once reads
@@ -35,21 +36,19 @@ const GUIDE_TEXT = JSON.parse(
   ),
 ) as Record<string, Record<string, { title: string }>>;
 
-let service: Service;
+const service: Portal = sharedPortal();
 let workDir: string;
 let admin: FirstAdminBrowser;
 let keyed: KeyedBrowser;
 let adminKey: { pfxFile: string; password: string };
 
 beforeAll(async () => {
-  service = await startService();
-  admin = await firstAdminBrowser(service, 'Base1');
+  admin = await sharedAdminBrowser();
   ({ keyed, key: adminKey, workDir } = admin);
 });
 
 afterAll(async () => {
   await admin.close();
-  await service.stop();
 });
 
 /** Opens `url` online and waits until the service worker is active (its precache complete). */
@@ -67,7 +66,7 @@ async function openOnce(
   context.on('requestfailed', (request) =>
     seen.push(`failed ${request.url()}: ${request.failure()?.errorText ?? ''}`),
   );
-  await page.goto(`${origin}${url}`, { waitUntil: 'networkidle' });
+  await page.goto(`${origin}${url}`);
   const active = await page.evaluate(() =>
     Promise.race([
       navigator.serviceWorker.ready.then(() => true),
@@ -184,7 +183,13 @@ describe('offline, after one visit', () => {
           localStorage.setItem('i18nextLng', lng);
         }, language);
         // Once online in that language, as its reader would have (its branding texts kept).
-        await page.reload({ waitUntil: 'networkidle' });
+        await page.reload();
+        await page.locator('main h1').waitFor();
+        await page.waitForFunction(
+          (lng) =>
+            ['common', 'dynamic'].every((ns) => localStorage.getItem(`i18next_res_${lng}-${ns}`)),
+          language,
+        );
         await context.setOffline(true);
         for (const url of ['/app/admin/', '/app/keys', '/']) {
           await page.goto(`${service.mtlsOrigin}${url}`, { waitUntil: 'load' });
@@ -300,7 +305,12 @@ describe('a new build deployed', () => {
     try {
       const { page, context } = await openOnce(deployed.origin, '/login', PHONE, trusting);
       const prompt = page.getByRole('status').filter({ hasText: 'A new version' });
-      await page.reload({ waitUntil: 'networkidle' });
+      await page.reload();
+      await page.locator('main h1').waitFor();
+      // The browser's check for a new worker, done: nothing new, so nothing to offer.
+      await page.evaluate(async () => {
+        await (await navigator.serviceWorker.getRegistration())?.update();
+      });
       expect(await prompt.count()).toBe(0);
 
       // The new build: a worker whose precache differs (as any change to the app makes it).
@@ -313,11 +323,15 @@ describe('a new build deployed', () => {
       const firstWorker = await page.evaluate(
         async () => (await navigator.serviceWorker.ready).active?.scriptURL,
       );
-      await page.reload({ waitUntil: 'networkidle' });
+      await page.reload();
       await prompt.waitFor();
       await keepScreenshot(page, 'update-prompt-phone');
-      await prompt.getByRole('button', { name: 'Reload' }).click();
-      await page.waitForEvent('load');
+      // Listening before the click: on a busy machine the new page can load before a listener
+      // added after the click is there (seen timing out so).
+      await Promise.all([
+        page.waitForEvent('load'),
+        prompt.getByRole('button', { name: 'Reload' }).click(),
+      ]);
       await page.locator('main h1').waitFor();
       expect(await prompt.count()).toBe(0);
       // The page is now controlled by the new worker: its precache holds the new revision.

@@ -7,23 +7,22 @@ import {
   PHONE,
   seriousAccessibilityViolations,
 } from './support/browser.js';
-import { startService, type Service } from './support/service.js';
+import type { Portal } from './support/service.js';
+import { sharedPortal } from './support/shared-portal.js';
 
 // The public pages in a real browser against the real service over TLS: they render under the
 // strict CSP, pass an accessibility check, and the mTLS face sends a visitor without a key to
 // the explanation page.
 
-let service: Service;
+const service: Portal = sharedPortal();
 let browser: Browser;
 
 beforeAll(async () => {
-  service = await startService();
   browser = await launchBrowser();
 });
 
 afterAll(async () => {
   await browser.close();
-  await service.stop();
 });
 
 describe.each([
@@ -43,7 +42,7 @@ describe.each([
         cspErrors.push(message.text());
       }
     });
-    await page.goto(`${service.origin}/login`, { waitUntil: 'networkidle' });
+    await page.goto(`${service.origin}/login`);
     // One brand: the deployment's name from its branding, as on the login page itself.
     await expect.poll(() => page.locator('header').innerText()).toBe('Callsign Portal');
     await keepScreenshot(page, `login-${name}`);
@@ -56,7 +55,9 @@ describe.each([
 
     const audit = await browser.newContext({ ...device, ignoreHTTPSErrors: true, bypassCSP: true });
     const auditPage = await audit.newPage();
-    await auditPage.goto(`${service.origin}/login`, { waitUntil: 'networkidle' });
+    await auditPage.goto(`${service.origin}/login`);
+    await expect.poll(() => auditPage.locator('header').innerText()).toBe('Callsign Portal');
+    await auditPage.getByRole('button', { name: 'Privacy policy' }).waitFor();
     expect(await seriousAccessibilityViolations(auditPage)).toEqual([]);
     await audit.close();
   });
@@ -65,7 +66,8 @@ describe.each([
 it('sends a visitor without a key from the mTLS face to the explanation of that case', async () => {
   const context = await browser.newContext({ ...PHONE, ignoreHTTPSErrors: true });
   const page = await context.newPage();
-  await page.goto(`${service.mtlsOrigin}/app/admin/`, { waitUntil: 'networkidle' });
+  await page.goto(`${service.mtlsOrigin}/app/admin/`);
+  await page.waitForURL(`${service.origin}/error?code=mtls_fail&reason=no_key`);
   expect(page.url()).toBe(`${service.origin}/error?code=mtls_fail&reason=no_key`);
   await expect.poll(() => page.locator('main h1').innerText()).toBe('No key on this device');
   await keepScreenshot(page, 'error-mtls-fail-phone');

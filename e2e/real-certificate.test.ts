@@ -1,26 +1,25 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { keepScreenshot } from './support/browser.js';
-import { firstAdminBrowser, type FirstAdminBrowser } from './support/first-admin-browser.js';
+import type { FirstAdminBrowser } from './support/first-admin-browser.js';
 import type { KeyedBrowser } from './support/nss.js';
-import { startService, type Service } from './support/service.js';
+import type { Portal } from './support/service.js';
+import { SHARED_ADMIN, sharedAdminBrowser, sharedPortal } from './support/shared-portal.js';
 
 // The real thing, once: the member's .pfx imported into Chromium's own certificate store (NSS,
 // as on a Linux desktop), the portal's CA trusted there, and Chromium picking the certificate by
 // policy — no TLS done by the test tool. Needs root for the managed policy (as CI runs).
 
-let service: Service;
+const service: Portal = sharedPortal();
 let admin: FirstAdminBrowser;
 let keyed: KeyedBrowser;
 
 beforeAll(async () => {
-  service = await startService();
-  admin = await firstAdminBrowser(service, 'Eagle9');
+  admin = await sharedAdminBrowser();
   keyed = admin.keyed;
 });
 
 afterAll(async () => {
   await admin.close();
-  await service.stop();
 });
 
 it('Chromium presents the imported key to the mTLS face and the portal knows the admin', async () => {
@@ -31,10 +30,11 @@ it('Chromium presents the imported key to the mTLS face and the portal knows the
   expect(response?.status()).toBe(200);
   expect(JSON.parse(await page.innerText('body'))).toMatchObject({
     type: 'mtls',
-    userid: 'Eagle9',
+    userid: SHARED_ADMIN,
   });
 
-  await page.goto(`${service.mtlsOrigin}/app/admin/`, { waitUntil: 'networkidle' });
+  await page.goto(`${service.mtlsOrigin}/app/admin/`);
+  await page.locator('main').getByText(`Welcome, ${SHARED_ADMIN}`, { exact: true }).waitFor();
   expect(page.url()).toBe(`${service.mtlsOrigin}/app/admin/`);
   await keepScreenshot(page, 'admin-landing-nss-key');
   await context.close();

@@ -135,7 +135,7 @@ describe.each([
         localStorage.setItem('i18nextLng', lng);
       }, language);
       const page = await context.newPage();
-      await page.goto(`${service.mtlsOrigin}/app/users/Scout6`, { waitUntil: 'networkidle' });
+      await page.goto(`${service.mtlsOrigin}/app/users/Scout6`);
       const show = language === 'fi' ? 'Näytä koodini' : 'Show my code';
       await page.getByRole('button', { name: show }).click();
       await expect.poll(() => page.getByTestId('tak-enroll-token').count()).toBe(1);
@@ -191,7 +191,7 @@ async function cardWithCode(device: BrowserContextOptions, language: Language) {
     localStorage.setItem('i18nextLng', lng);
   }, language);
   const page = await context.newPage();
-  await page.goto(`${service.mtlsOrigin}/app/users/Scout6`, { waitUntil: 'networkidle' });
+  await page.goto(`${service.mtlsOrigin}/app/users/Scout6`);
   const text = TEXT[language];
   const card = page.locator('section', { has: page.getByRole('heading', { name: text.title }) });
   const [response] = await Promise.all([
@@ -321,7 +321,7 @@ describe('Chromium on Linux', () => {
       );
       const page = await context.newPage();
       expect(await page.evaluate(() => navigator.userAgent)).toMatch(/Linux/);
-      await page.goto(`${service.origin}/login/createmtls`, { waitUntil: 'networkidle' });
+      await page.goto(`${service.origin}/login/createmtls`);
       const linux = page.getByRole('radio', { name: 'Linux' });
       await expect.poll(() => linux.isChecked()).toBe(true);
       expect(await page.getByRole('radio', { name: 'Android' }).isChecked()).toBe(false);
@@ -336,7 +336,7 @@ describe('Chromium on Linux', () => {
   );
 });
 
-/** A page of `keyed` in `language` on `device`, `url` loaded, ready for the axe check. */
+/** A page of `keyed` in `language` on `device`, `url` loaded (wait for what you read). */
 async function openIn(
   keyed: KeyedBrowser,
   url: string,
@@ -353,7 +353,7 @@ async function openIn(
     [language, storage] as const,
   );
   const page = await context.newPage();
-  await page.goto(url, { waitUntil: 'networkidle' });
+  await page.goto(url);
   return page;
 }
 

@@ -6,20 +6,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approvedMember, firstAdmin } from './support/api.js';
+import { approvedMember } from './support/api.js';
 import {
   DESKTOP,
   keepScreenshot,
   PHONE,
   seriousAccessibilityViolations,
 } from './support/browser.js';
-import {
-  allowCertificateSelection,
-  browserWithKey,
-  openWithKey,
-  type KeyedBrowser,
-} from './support/nss.js';
-import { startService, type Service } from './support/service.js';
+import type { FirstAdminBrowser } from './support/first-admin-browser.js';
+import { browserWithKey, openWithKey, type KeyedBrowser } from './support/nss.js';
+import type { Portal } from './support/service.js';
+import { SHARED_ADMIN, sharedAdminBrowser, sharedPortal } from './support/shared-portal.js';
 
 // The TAK pages in a real browser on the mTLS face, signed in with a member's and an
 // admin's key imported into Chromium's NSS store: every guide step and its neighbours, the
@@ -31,32 +28,27 @@ const CHECK_SCRIPT = fileURLToPath(
 );
 const TAK = '/app/services/tak';
 
-let service: Service;
+const service: Portal = sharedPortal();
 let workDir: string;
-let undoPolicy: () => Promise<void>;
 let member: KeyedBrowser;
+let sharedAdmin: FirstAdminBrowser;
 let admin: KeyedBrowser;
 
 beforeAll(async () => {
   if (!existsSync(CHECK_SCRIPT)) {
     throw new Error(`${CHECK_SCRIPT} is missing: clone the repository next to the shared/ folder`);
   }
-  service = await startService();
   workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-tak-'));
-  const adminKey = { pfxFile: path.join(workDir, 'Eagle5.pfx'), password: 'Eagle5' };
-  await writeFile(adminKey.pfxFile, (await firstAdmin(service, 'Eagle5')).pfx);
+  sharedAdmin = await sharedAdminBrowser();
+  admin = sharedAdmin.keyed;
   const memberKey = { pfxFile: path.join(workDir, 'Ranger5.pfx'), password: 'Ranger5' };
-  await writeFile(memberKey.pfxFile, await approvedMember(service, adminKey, 'Ranger5'));
-  undoPolicy = await allowCertificateSelection(service.mtlsOrigin);
+  await writeFile(memberKey.pfxFile, await approvedMember(service, sharedAdmin.key, 'Ranger5'));
   member = await browserWithKey(service.rootCaFile, memberKey);
-  admin = await browserWithKey(service.rootCaFile, adminKey);
 });
 
 afterAll(async () => {
   await member.close();
-  await admin.close();
-  await undoPolicy();
-  await service.stop();
+  await sharedAdmin.close();
   await rm(workDir, { recursive: true, force: true });
 });
 
@@ -88,6 +80,7 @@ describe('TAK guides', () => {
   it('the member home has the TAK card leading to quickstart and usage', async () => {
     const page = await open(member, '/app/users/Ranger5');
     const card = page.locator('section', { has: page.getByRole('heading', { name: 'TAK' }) });
+    await card.getByRole('link', { name: 'Quickstart' }).waitFor();
     await keepScreenshot(page, 'tak-member-home-phone');
     await card.getByRole('link', { name: 'Quickstart' }).click();
     await page.waitForURL(`**${TAK}/quickstart`);
@@ -142,9 +135,7 @@ describe('TAK guides', () => {
         await page.waitForURL(isLast ? `**${list}` : `**${list}/${steps[index + 1]}`);
       }
       // Back from the last step to the first, then to the list.
-      await page.goto(`${service.mtlsOrigin}${list}/${steps[steps.length - 1]}`, {
-        waitUntil: 'networkidle',
-      });
+      await page.goto(`${service.mtlsOrigin}${list}/${steps[steps.length - 1]}`);
       for (let index = steps.length - 1; index >= 0; index -= 1) {
         await expect
           .poll(() => page.getByText(`Step ${index + 1} of ${steps.length}`).count())
@@ -159,6 +150,10 @@ describe('TAK guides', () => {
   it('the usage overview scrolls down 60 px on load and leads to the three guides', async () => {
     const page = await open(member, `${TAK}/usage`);
     await expect.poll(() => page.evaluate(() => window.scrollY)).toBe(60);
+    await page
+      .getByRole('link', { name: /^Guide:/ })
+      .first()
+      .waitFor();
     const links = await page
       .getByRole('link', { name: /^Guide:/ })
       .evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href')));
@@ -174,7 +169,7 @@ describe('TAK guides', () => {
     const page = await context.newPage();
     const requested: string[] = [];
     page.on('request', (request) => requested.push(new URL(request.url()).pathname));
-    await page.goto(`${service.origin}/login`, { waitUntil: 'networkidle' });
+    await page.goto(`${service.origin}/login`);
     await expect.poll(() => heading(page)).not.toBe('');
     const guideFiles = (paths: string[]) =>
       paths.filter((pathname) =>
@@ -182,7 +177,7 @@ describe('TAK guides', () => {
       );
     expect(guideFiles(requested)).toEqual([]);
 
-    await page.goto(`${service.mtlsOrigin}${TAK}/usage/ios1`, { waitUntil: 'networkidle' });
+    await page.goto(`${service.mtlsOrigin}${TAK}/usage/ios1`);
     await expect.poll(() => heading(page)).toBe('iTAK in use');
     expect(guideFiles(requested)).toEqual(
       expect.arrayContaining([
@@ -199,9 +194,7 @@ describe('TAK guides', () => {
       localStorage.setItem('i18nextLng', 'fi');
     });
     const page = await context.newPage();
-    await page.goto(`${service.mtlsOrigin}${TAK}/quickstart/android3`, {
-      waitUntil: 'networkidle',
-    });
+    await page.goto(`${service.mtlsOrigin}${TAK}/quickstart/android3`);
     await expect.poll(() => page.getByText('Vaihe 3/5').count()).toBe(1);
     expect(await heading(page)).toBe('Tuo asetukset');
     await keepScreenshot(page, 'tak-quickstart-android3-fi-phone');
@@ -249,13 +242,14 @@ describe('TAK settings download', () => {
 
   it('an admin gets the download from the TAK card of the admin home too', async () => {
     const page = await open(admin, '/app/admin', DESKTOP, { acceptDownloads: true });
+    await page.getByRole('button', { name: 'Download TAK settings' }).waitFor();
     await keepScreenshot(page, 'tak-admin-home-desktop');
     await page.getByRole('button', { name: 'Download TAK settings' }).click();
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('dialog').getByRole('button', { name: 'Download' }).click(),
     ]);
-    expect(download.suggestedFilename()).toBe('Eagle5_portal_atak.zip');
+    expect(download.suggestedFilename()).toBe(`${SHARED_ADMIN}_portal_atak.zip`);
     await page.context().close();
   });
 });
@@ -267,7 +261,7 @@ describe.each([
   it('the quickstart list and a guide page look right and pass the accessibility check', async () => {
     for (const [url, shot] of [
       [`${TAK}/quickstart`, 'tak-quickstart-list'],
-      [`${TAK}/quickstart/android1`, 'tak-quickstart-android1'],
+      // quickstart/android1 is swept, in both languages, by tak-enroll.test.ts.
       [`${TAK}/usage/win2`, 'tak-usage-win2'],
     ] as const) {
       // axe is injected as an inline script, so this context bypasses the CSP.

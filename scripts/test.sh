@@ -24,12 +24,24 @@ npm run --silent test:fast
 
 ensure_build
 
+# Each stage's wall time (bash's SECONDS counts from this script's start), and the machine's load
+# at the end: what the README's gate figure needs.
+stage_started=0
+took() {
+  say "$1: $((SECONDS - stage_started)) s"
+  stage_started=$SECONDS
+}
+took "Setup (packages, npm, build)"
+
 say "Formatting (prettier)"
 npx prettier --check --log-level warn .
+took "Formatting"
 say "Lint (eslint, type-checked)"
 npx eslint --max-warnings 0 .
+took "Lint"
 say "Types (tsc)"
 npm run --silent typecheck
+took "Types"
 
 say "Tests (vitest, SQLite and PostgreSQL)"
 mkdir -p test-results
@@ -37,6 +49,7 @@ status=0
 PORTAL_REQUIRE_POSTGRES=1 bash scripts/with-postgres.sh \
   npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json ||
   status=$?
+took "Tests"
 
 # One closing line that any reader of the log can count: "N passed, N failed".
 if [ -f test-results/vitest.json ]; then
@@ -44,4 +57,5 @@ if [ -f test-results/vitest.json ]; then
     const r = JSON.parse(require("fs").readFileSync("test-results/vitest.json", "utf8"));
     console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);'
 fi
+say "Gate: ${SECONDS} s; load average $(cut -d ' ' -f 1-3 /proc/loadavg) on $(nproc) cores"
 exit "$status"

@@ -1,6 +1,6 @@
 import https from 'node:https';
 import { readFile } from 'node:fs/promises';
-import type { Service } from './service.js';
+import type { Portal } from './service.js';
 
 interface Answer {
   status: number;
@@ -10,7 +10,7 @@ interface Answer {
 
 /** A call to the portal over TLS, trusting its CA, as the setup steps of a browser test. */
 export async function call(
-  service: Service,
+  service: Portal,
   method: string,
   path: string,
   options: {
@@ -70,7 +70,7 @@ function field(value: unknown, name: string): string {
 
 /** The first admin through the API (admin code from the start banner): token and .pfx. */
 export async function firstAdmin(
-  service: Service,
+  service: Portal,
   callsign: string,
 ): Promise<{ jwt: string; pfx: Buffer }> {
   const code = new URL(service.adminLink).searchParams.get('code') ?? '';
@@ -94,7 +94,7 @@ export async function firstAdmin(
 
 /** A member through the API: an invite, the enrollment, the admin's approval, then their .pfx. */
 export async function approvedMember(
-  service: Service,
+  service: Portal,
   adminKey: { pfxFile: string; password: string },
   callsign: string,
 ): Promise<Buffer> {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { firstAdmin } from './api.js';
 import { allowCertificateSelection, browserWithKey, type KeyedBrowser } from './nss.js';
-import type { Service } from './service.js';
+import type { Portal } from './service.js';
 
 export interface FirstAdminBrowser {
   keyed: KeyedBrowser;
@@ -20,7 +20,7 @@ export interface FirstAdminBrowser {
  * Chromium of its own, which presents it to the service's mTLS face without asking.
  */
 export async function firstAdminBrowser(
-  service: Service,
+  service: Portal,
   callsign: string,
 ): Promise<FirstAdminBrowser> {
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'portal-admin-key-'));

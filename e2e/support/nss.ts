@@ -32,7 +32,10 @@ export interface KeyedBrowser {
   close(): Promise<void>;
 }
 
-/** A page of `keyed` in a context of its own (`options`: the device and the like), `url` loaded. */
+/**
+ * A page of `keyed` in a context of its own (`options`: the device and the like), `url` loaded;
+ * the app renders after the load, so wait for what you read.
+ */
 export async function openWithKey(
   keyed: KeyedBrowser,
   url: string,
@@ -40,13 +43,14 @@ export async function openWithKey(
 ): Promise<Page> {
   const context = await keyed.browser.newContext(options);
   const page = await context.newPage();
-  await page.goto(url, { waitUntil: 'networkidle' });
+  await page.goto(url);
   return page;
 }
 
 /**
  * A page of `keyed` in a context of its own, in `language` (set before the app loads), with the
- * CSP bypassed for the accessibility check; `url` loaded. Close its context when done.
+ * CSP bypassed for the accessibility check; `url` loaded (wait for what you read: the app renders
+ * after the load). Close its context when done.
  */
 export async function openKeyedPage(
   keyed: KeyedBrowser,
@@ -59,15 +63,20 @@ export async function openKeyedPage(
     localStorage.setItem('i18nextLng', lng);
   }, language);
   const page = await context.newPage();
-  await page.goto(url, { waitUntil: 'networkidle' });
+  await page.goto(url);
   return { page, context };
 }
 
-/** Chromium with its own NSS store that trusts `rootCaFile` and holds the .pfx of `callsign`. */
-export async function browserWithKey(
+/** A HOME whose NSS store trusts `rootCaFile` and holds the .pfx of `key`; Chromium reads it. */
+export interface KeyProfile {
+  home: string;
+  remove(): Promise<void>;
+}
+
+export async function keyProfile(
   rootCaFile: string,
   key: { pfxFile: string; password: string },
-): Promise<KeyedBrowser> {
+): Promise<KeyProfile> {
   const home = await mkdtemp(path.join(os.tmpdir(), 'portal-nss-'));
   const nssDir = path.join(home, '.pki', 'nssdb');
   const nss = `sql:${nssDir}`;
@@ -85,12 +94,27 @@ export async function browserWithKey(
     rootCaFile,
   ]);
   await run('pk12util', ['-d', nss, '-i', key.pfxFile, '-W', key.password]);
+  return { home, remove: () => rm(home, { recursive: true, force: true }) };
+}
+
+/** Chromium on a profile made by `keyProfile` (which outlives it: closing leaves the profile). */
+export async function browserInProfile(home: string): Promise<KeyedBrowser> {
   const browser = await launchBrowser({ HOME: home });
+  return { browser, close: () => browser.close() };
+}
+
+/** Chromium with its own NSS store that trusts `rootCaFile` and holds the .pfx of `callsign`. */
+export async function browserWithKey(
+  rootCaFile: string,
+  key: { pfxFile: string; password: string },
+): Promise<KeyedBrowser> {
+  const profile = await keyProfile(rootCaFile, key);
+  const keyed = await browserInProfile(profile.home);
   return {
-    browser,
+    browser: keyed.browser,
     async close() {
-      await browser.close();
-      await rm(home, { recursive: true, force: true });
+      await keyed.close();
+      await profile.remove();
     },
   };
 }

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 const MAIN = fileURLToPath(new URL('../../apps/server/dist/main.js', import.meta.url));
 
-/** The built portal as `npm start` runs it, on a free port with its own data directory. */
-export interface Service {
+/** Where a running portal answers, and its files (what a test needs of it). */
+export interface Portal {
   port: number;
   /** The TAK enrollment face's port (`https://tak.portal.localhost:{port}`). */
   takEnrollPort: number;
@@ -18,6 +18,10 @@ export interface Service {
   adminLink: string;
   dataDir: string;
   rootCaFile: string;
+}
+
+/** The built portal as `npm start` runs it, on a free port with its own data directory. */
+export interface Service extends Portal {
   output(): string;
   stop(): Promise<void>;
 }
