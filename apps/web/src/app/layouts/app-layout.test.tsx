@@ -2,7 +2,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { Route, Routes } from 'react-router';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { apiPaths } from '@callsign/contract';
 import { AuthProvider } from '../../features/auth/components/auth-provider';
 import { authKeys } from '../../features/auth/api/sign-in';
@@ -46,6 +46,13 @@ describe('signing out on a shared device', () => {
   it('forgets every stored token and the cached identity, then opens /login afresh', async () => {
     const user = userEvent.setup();
     storeSession();
+    const endedTokens: (string | null)[] = [];
+    server.use(
+      http.post(apiPaths.signOut, ({ request }) => {
+        endedTokens.push(request.headers.get('authorization'));
+        return HttpResponse.json({ success: true });
+      }),
+    );
     const { client } = renderPublicFace();
     await screen.findByText('Download your key');
     expect(client.getQueryData(authKeys.signIn())).toMatchObject({ callsign: 'Kilo1' });
@@ -57,6 +64,10 @@ describe('signing out on a shared device', () => {
     }
     expect(client.getQueryData(authKeys.signIn())).toBeUndefined();
     expect(reloadTo).toHaveBeenCalledWith('/login');
+    // The token is ended on the server too, so a copy of it stops working.
+    await vi.waitFor(() => {
+      expect(endedTokens).toEqual(['Bearer enrollment-jwt']);
+    });
   });
 
   it('is offered in Finnish too', async () => {
