@@ -24,7 +24,7 @@ import { KeyLifecycle } from './modules/certificates/key-lifecycle.js';
 import { EnrollmentService } from './modules/enrollment/service.js';
 import { RenewalCodes } from './modules/renewal/service.js';
 import { FirstuserService } from './modules/firstuser/service.js';
-import { SignOutService } from './modules/auth/sign-out.js';
+import { SignOutService } from './modules/firstuser/sign-out.js';
 import { InstructionsService } from './modules/instructions/service.js';
 import { InviteService } from './modules/invites/service.js';
 import { KeyService } from './modules/keys/service.js';

@@ -34,3 +34,11 @@ export const loginCodeSchema = z
   );
 
 export type Callsign = z.infer<typeof callsignSchema>;
+
+/**
+ * True when `a` and `b` are the same callsign: a callsign is one whatever its case ("Alpha" and
+ * "ALPHA" are the same member, as the server's unique indexes on lower(callsign) have it).
+ */
+export function sameCallsign(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}

@@ -153,7 +153,7 @@ export interface UsedTokensTable {
   expires_at: Immutable<number>;
 }
 
-/** A bearer token its holder signed out (modules/auth/sign-out.ts), kept until it expires. */
+/** A bearer token its holder signed out (modules/firstuser/sign-out.ts), kept until it expires. */
 export interface SignedOutTokensTable {
   jti: Immutable<string>;
   signed_out_at: Immutable<number>;

@@ -2,7 +2,7 @@ import type { CertificateAuthority } from '../ca/authority.js';
 import type { Config } from '../config.js';
 import type { AuditService } from './audit/service.js';
 import type { FailureBudget } from './auth/failure-budget.js';
-import type { SignOutService } from './auth/sign-out.js';
+import type { SignOutService } from './firstuser/sign-out.js';
 import type { MemberLookup } from './auth/identity.js';
 import type { TokenService } from './auth/token-service.js';
 import type { BulkService } from './bulk/service.js';

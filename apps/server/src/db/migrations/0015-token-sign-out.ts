@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 
 // Sign-out ends a bearer token on the server (POST token/sign-out, docs/api.md): its jti is kept
 // here until the token would have expired, and every bearer use is checked against it
-// (modules/auth/sign-out.ts). Entries past `expires_at` are pruned at each sign-out.
+// (modules/firstuser/sign-out.ts). Entries past `expires_at` are pruned at each sign-out.
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { AuthType, ErrorReason } from '@callsign/contract';
-import { sameCallsign } from '../people/callsign.js';
+import { sameCallsign, type AuthType, type ErrorReason } from '@callsign/contract';
 import type { TokenClaims, TokenService } from './token-service.js';
 
 /**

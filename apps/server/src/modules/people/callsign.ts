@@ -1,12 +1,10 @@
 import type { Expression, ExpressionBuilder, ReferenceExpression, SqlBool } from 'kysely';
 
 // A callsign is one whatever its case: "Alpha" and "ALPHA" are the same member, as the unique
-// indexes on lower(callsign) have it. Every comparison of two callsigns goes through here.
+// indexes on lower(callsign) have it. Every comparison of two callsigns goes through here, or
+// through the contract's `sameCallsign` (the same rule in code, which auth uses too).
 
-/** True when `a` and `b` are the same callsign (in any case). */
-export function sameCallsign(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase();
-}
+export { sameCallsign } from '@callsign/contract';
 
 /**
  * The SQL condition `lower(column) = lower(callsign)`: the column holds `callsign` in any case

@@ -2,13 +2,13 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { BadRequestError } from '../../errors.js';
 import { appendAuditEvent } from '../audit/service.js';
-import type { TokenPolicy } from './identity.js';
+import type { TokenPolicy } from '../auth/identity.js';
 import {
   deleteExpiredSignedOutTokens,
   insertSignedOutToken,
   isTokenSignedOut,
 } from './signed-out-token-repository.js';
-import type { TokenService } from './token-service.js';
+import type { TokenService } from '../auth/token-service.js';
 
 /**
  * Sign-out ends a bearer token on the server (POST token/sign-out, docs/api.md): its jti is kept
