@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { describeWithMigratedDatabase } from '../db/engine-suite.testing.js';
 import { countsAsFailure, TooManyRequestsError } from '../errors.js';
 import { DatabaseFailureBudget, type FailureBudget } from '../modules/auth/failure-budget.js';
@@ -149,6 +149,38 @@ describeWithMigratedDatabase('the guesser and the guess ceiling (docs/api.md)', 
     await budget.release(await budget.reserve('203.0.113.6', 'member'));
     clock.now += 45_000;
     expect(await refusal(budget, '203.0.113.6')).toBeUndefined();
+  });
+
+  it('while the ceiling is reached, a stranger’s guess is refused with one read and writes nothing', async () => {
+    const clock = { now: 9_000_000 };
+    const db = database.handle.db;
+    const refusedByCeiling: number[] = [];
+    const budget = new DatabaseFailureBudget(
+      db,
+      { failures: 2, windowMs: 10 * 60_000, ceilingPerMinute: 3 },
+      () => clock.now,
+      () => refusedByCeiling.push(clock.now),
+    );
+    for (let guesser = 1; guesser <= 3; guesser += 1) await fail(budget, `198.18.0.${guesser}`);
+    const writes = ['insertInto', 'updateTable', 'deleteFrom'].map((method) =>
+      vi.spyOn(db, method as 'insertInto'),
+    );
+    try {
+      clock.now += 20_000;
+      for (let guesser = 50; guesser <= 69; guesser += 1) {
+        const refused = await refusal(budget, `198.18.0.${guesser}`);
+        expect((refused as TooManyRequestsError).headers['retry-after']).toBe('40');
+      }
+      expect(writes.map((spy) => spy.mock.calls.length)).toEqual([0, 0, 0]);
+      expect(refusedByCeiling).toHaveLength(20);
+      expect(await held('198.18.0.50')).toBe(0);
+    } finally {
+      for (const spy of writes) spy.mockRestore();
+    }
+    // A member is never refused by the ceiling; the minute over, strangers are evaluated again.
+    await budget.release(await budget.reserve('198.18.0.51', 'member'));
+    clock.now += 41_000;
+    expect(await refusal(budget, '198.18.0.52')).toBeUndefined();
   });
 
   it('holds the ceiling across instances sharing the database', async () => {

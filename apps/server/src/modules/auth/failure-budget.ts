@@ -5,6 +5,7 @@ import {
   deleteWindowsBefore,
   releaseAttempt,
   reserveAttempt,
+  windowOf,
   windowStart,
   type Reservation as WindowReservation,
 } from './failure-window-repository.js';
@@ -31,6 +32,11 @@ export interface Reservation {
  * An attempt is reserved before it is evaluated, and given back when it turns out not to be a
  * failed guess. So at most the budget is evaluated per guesser and window, however many guesses
  * arrive at once and through however many instances (the count is in the database).
+ *
+ * While the ceiling is reached, a stranger's guess is refused after one read of the deployment's
+ * row and writes nothing: a flood of refused guesses would otherwise reserve and give back two
+ * attempts each, which on SQLite's one connection slows every member (bench/RESULTS.md,
+ * section 17).
  */
 export interface FailureBudget {
   /** Reserves one attempt for the address; throws 429 (with Retry-After) when none is left. */
@@ -70,6 +76,9 @@ export class DatabaseFailureBudget implements FailureBudget {
     const now = this.now();
     const guesser = guesserOf(address);
     const { windowMs, failures, ceilingPerMinute } = this.size;
+    if (caller === 'stranger' && ceilingPerMinute !== undefined) {
+      await this.refuseWhileCeilingReached(now, ceilingPerMinute);
+    }
     const own = await this.reserveIn(guesser, now, windowMs, failures);
     this.reserved += 1;
     // Now and then, forget finished windows so the table follows the recent offenders.
@@ -89,6 +98,15 @@ export class DatabaseFailureBudget implements FailureBudget {
   async release(reservation: Reservation): Promise<void> {
     await releaseAttempt(this.db, reservation.own);
     if (reservation.shared !== undefined) await releaseAttempt(this.db, reservation.shared);
+  }
+
+  /** Throws the ceiling's 429 when this minute's guesses are spent already, writing nothing. */
+  private async refuseWhileCeilingReached(now: number, ceilingPerMinute: number): Promise<void> {
+    const minute = await windowOf(this.db, DEPLOYMENT);
+    if (minute === undefined || minute.startedAt + MINUTE <= now) return;
+    if (minute.failures < ceilingPerMinute) return;
+    this.onCeiling();
+    throw new TooManyRequestsError((minute.startedAt + MINUTE - now) / 1000);
   }
 
   private async reserveIn(

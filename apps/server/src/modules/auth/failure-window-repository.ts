@@ -80,6 +80,19 @@ export async function windowStart(
   return row?.started_at;
 }
 
+/** The window `address` counts in now (its start and failures), if any. */
+export async function windowOf(
+  executor: Executor,
+  address: string,
+): Promise<{ startedAt: number; failures: number } | undefined> {
+  const row = await executor
+    .selectFrom('failure_windows')
+    .select(['started_at', 'failures'])
+    .where('address', '=', address)
+    .executeTakeFirst();
+  return row === undefined ? undefined : { startedAt: row.started_at, failures: row.failures };
+}
+
 /** Forgets windows that began at or before `before`. */
 export async function deleteWindowsBefore(executor: Executor, before: number): Promise<void> {
   await executor.deleteFrom('failure_windows').where('started_at', '<=', before).execute();
