@@ -315,6 +315,7 @@ describe('the admin area with a real admin key', () => {
     const { page, context } = await adminPage(PHONE, '/app/admin/user-management');
     await page.waitForURL('**/app/admin/people');
     const main = page.locator('main');
+    await expect.poll(() => main.locator('h1').innerText()).toBe('Members');
     await main.getByRole('searchbox', { name: 'Search' }).fill('Ranger3');
     await main.getByRole('link', { name: 'Ranger3' }).locator('visible=true').click();
     await page.waitForURL('**/app/admin/people/Ranger3');
