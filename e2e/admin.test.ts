@@ -311,43 +311,43 @@ describe('the admin area with a real admin key', () => {
       (await call(service, 'GET', '/api/v1/check-auth/validuser/admin', { key: memberKey })).status;
     expect(await isAdmin()).toBe(403);
 
+    // The old list's address leads to the members table; the member's own page has the actions.
     const { page, context } = await adminPage(PHONE, '/app/admin/user-management');
+    await page.waitForURL('**/app/admin/people');
     const main = page.locator('main');
-    const admins = main.getByRole('button', { name: /^Admins/ });
-    await admins.waitFor();
-    expect(await admins.getAttribute('aria-expanded')).toBe('false');
-    expect(await main.getByRole('button', { name: /^Members/ }).getAttribute('aria-expanded')).toBe(
-      'true',
-    );
-    await keepScreenshot(page, 'admin-users-phone');
+    await expect.poll(() => main.locator('h1').innerText()).toBe('Members');
+    await main.getByRole('searchbox', { name: 'Search' }).fill('Ranger3');
+    await main.getByRole('link', { name: 'Ranger3' }).locator('visible=true').click();
+    await page.waitForURL('**/app/admin/people/Ranger3');
+    await main.getByText('Member: uses the services with their key.').waitFor();
+    await keepScreenshot(page, 'admin-member-page-phone');
     await checkPage(page, 360);
 
-    // Promote
-    await main.getByRole('button', { name: 'Ranger3' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Ranger3' });
-    await dialog.waitFor();
-    await keepScreenshot(page, 'admin-user-dialog-phone');
-    await dialog.getByRole('button', { name: 'Promote to admin' }).click();
+    // Promote, after the question
+    await main.getByRole('button', { name: 'Promote to admin' }).click();
+    const promote = page.getByRole('dialog', { name: 'Make Ranger3 an admin?' });
+    await promote.getByRole('button', { name: 'Make admin' }).click();
     await page.getByText('Ranger3 is now an admin.').waitFor();
+    await main.getByText('Admin: can manage users and invite codes.').waitFor();
     expect(await isAdmin()).toBe(200);
 
-    // Demote, from the admins' group
-    await admins.click();
-    await main.getByRole('button', { name: 'Ranger3' }).click();
-    await dialog.getByRole('button', { name: 'Demote to member' }).click();
+    // Demote, after the question
+    await main.getByRole('button', { name: 'Demote to member' }).click();
+    const demote = page.getByRole('dialog', { name: 'Demote Ranger3 to member?' });
+    await demote.getByRole('button', { name: 'Demote and deactivate their invite codes' }).click();
     await page.getByText('Ranger3 is now a member.').waitFor();
+    await main.getByText('Member: uses the services with their key.').waitFor();
     expect(await isAdmin()).toBe(403);
 
-    // The admin cannot demote themselves: the server's 409, said plainly.
-    await main.getByRole('button', { name: ADMIN }).click();
-    const self = page.getByRole('dialog', { name: ADMIN });
-    await self.getByRole('button', { name: 'Demote to member' }).click();
-    await expect
-      .poll(() => self.getByRole('alert').innerText())
-      .toContain('You cannot revoke or demote yourself');
-    await keepScreenshot(page, 'admin-user-conflict-phone');
-    await self.getByRole('button', { name: 'Go back' }).click();
-    await self.waitFor({ state: 'detached' });
+    // The admin cannot demote themselves: the page says so and offers no demote.
+    const self = await adminPage(PHONE, `/app/admin/people/${ADMIN}`);
+    const selfMain = self.page.locator('main');
+    await selfMain.getByText('This is you: you cannot demote or revoke yourself.').waitFor();
+    expect(await selfMain.getByRole('button', { name: 'Demote to member' }).isDisabled()).toBe(
+      true,
+    );
+    await keepScreenshot(self.page, 'admin-member-self-phone');
+    await self.context.close();
 
     // Revoke, after the warning
     const validUser = `https://mtls.portal.localhost:${service.port}/api/v1/check-auth/validuser`;
@@ -371,14 +371,12 @@ describe('the admin area with a real admin key', () => {
       return stdout;
     };
     expect(await curl()).toBe('200');
-    await main.getByRole('button', { name: 'Ranger3' }).click();
-    // Exactly: the dialog's Keys section names each key's own Revoke.
-    await dialog.getByRole('button', { name: 'Revoke', exact: true }).click();
+    await main.getByRole('button', { name: 'Revoke member' }).click();
     const warning = page.getByRole('dialog', { name: 'Revoke Ranger3?' });
     await warning.waitFor();
     expect(await warning.innerText()).toContain('This cannot be undone.');
     await keepScreenshot(page, 'admin-user-revoke-warning-phone');
-    await warning.getByRole('button', { name: 'Revoke' }).click();
+    await warning.getByRole('button', { name: 'Revoke member' }).click();
     // The dialog ends with the receipt: what the CRL and the OCSP responder now say.
     const receipt = page.getByRole('dialog', { name: 'Ranger3 was revoked' });
     await receipt.waitFor();
@@ -391,8 +389,12 @@ describe('the admin area with a real admin key', () => {
     await checkPage(page, 360);
     await keepScreenshot(page, 'admin-user-revoke-receipt-phone');
     await receipt.getByRole('button', { name: 'Close' }).click();
-    await page.getByText('Ranger3 was revoked.').waitFor();
-    await expect.poll(() => main.getByRole('button', { name: 'Ranger3' }).count()).toBe(0);
+    // Back on the members table, which now lists Ranger3 as revoked.
+    await page.waitForURL('**/app/admin/people');
+    await main.getByRole('searchbox', { name: 'Search' }).fill('Ranger3');
+    await expect
+      .poll(() => main.locator('li').filter({ hasText: 'Ranger3' }).innerText())
+      .toContain('revoked');
     await keepScreenshot(page, 'admin-users-after-revoke-phone');
 
     expect(await curl()).toBe('403');
@@ -440,11 +442,11 @@ describe('the admin area with a real admin key', () => {
     await page.evaluate(() => {
       localStorage.setItem('i18nextLng', 'fi');
     });
-    await page.goto(`${service.mtlsOrigin}/app/admin/user-management`);
-    await page.locator('main').getByRole('button', { name: 'Vahti2' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Poista' }).click();
-    const warning = page.getByRole('dialog', { name: /Vahti2/ });
-    await warning.getByRole('button', { name: 'Poista' }).click();
+    await page.goto(`${service.mtlsOrigin}/app/admin/people/Vahti2`);
+    await page.locator('main').getByRole('button', { name: 'Poista jäsen' }).click();
+    const warning = page.getByRole('dialog', { name: 'Poistetaanko Vahti2?' });
+    expect(await warning.innerText()).toContain('Tätä ei voi perua.');
+    await warning.getByRole('button', { name: 'Poista jäsen' }).click();
     const receipt = page.getByRole('dialog', { name: 'Vahti2 on poistettu' });
     await receipt.waitFor();
     const text = await receipt.innerText();
@@ -465,7 +467,8 @@ describe('the admin area with a real admin key', () => {
     for (const [urlPath, heading, name] of [
       ['/app/admin/', 'Ylläpito', 'home'],
       ['/app/admin/manageusers', 'Hallitse käyttäjiä', 'manageusers'],
-      ['/app/admin/user-management', 'Käyttäjähallinta', 'users'],
+      ['/app/admin/people', 'Jäsenet', 'users'],
+      ['/app/admin/people/Vartija1', 'Vartija1', 'member'],
       ['/app/admin/user-management/code-list', 'Kutsukoodit', 'code-list'],
       ['/app/admin/user-management/approval', 'Hyväksy käyttäjiä', 'approval'],
     ] as const) {

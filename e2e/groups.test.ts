@@ -17,7 +17,7 @@ import { startService, type Service } from './support/service.js';
 
 // Groups as an admin and a member use them (docs/directory.md, issue 29), the built service
 // publishing to Debian's slapd: the admin home's directory card, the groups page, a member put
-// in a group from the user dialog (and seen in the directory as TAK Server reads it), the
+// in a group from their member page (and seen in the directory as TAK Server reads it), the
 // member's home listing it. Screenshots on a phone and a desktop, in English and Finnish
 // (test-results/screenshots/groups-*).
 
@@ -87,7 +87,7 @@ describe('groups in the web app, published to the directory', () => {
     }
   });
 
-  it('creates a group on the groups page and puts a member in it from the user dialog', async () => {
+  it('creates a group on the groups page and puts a member in it from the member page', async () => {
     const { page, context } = await open(adminBrowser, PHONE, '/app/admin/groups');
     const main = page.locator('main');
     await main.getByRole('textbox', { name: 'Name' }).fill('Red');
@@ -98,15 +98,16 @@ describe('groups in the web app, published to the directory', () => {
     await main.getByRole('button', { name: 'Create group' }).click();
     await main.getByRole('heading', { name: 'HQ Net' }).waitFor();
 
-    await page.goto(`${service.mtlsOrigin}/app/admin/user-management`);
-    await main.getByRole('button', { name: MEMBER }).click();
-    const dialog = page.getByRole('dialog', { name: MEMBER });
-    await dialog.getByRole('combobox', { name: 'Red' }).selectOption('both');
-    await dialog.getByRole('combobox', { name: 'HQ Net' }).selectOption('out');
-    await dialog.getByRole('button', { name: 'Save groups' }).click();
-    await dialog.getByText(`Groups of ${MEMBER} saved.`).waitFor();
-    await dialog.getByRole('heading', { name: 'TAK Server groups' }).scrollIntoViewIfNeeded();
-    await keepScreenshot(page, 'groups-user-dialog-phone-en');
+    await page.goto(`${service.mtlsOrigin}/app/admin/people/${MEMBER}`);
+    const editor = main
+      .locator('form')
+      .filter({ has: page.getByRole('heading', { name: 'TAK Server groups' }) });
+    await editor.getByRole('combobox', { name: 'Red' }).selectOption('both');
+    await editor.getByRole('combobox', { name: 'HQ Net' }).selectOption('out');
+    await editor.getByRole('button', { name: 'Save groups' }).click();
+    await editor.getByText(`Groups of ${MEMBER} saved.`).waitFor();
+    await editor.getByRole('heading', { name: 'TAK Server groups' }).scrollIntoViewIfNeeded();
+    await keepScreenshot(page, 'groups-member-page-phone-en');
     await context.close();
 
     // TAK Server's reading: the member's memberOf, as its service account sees it.

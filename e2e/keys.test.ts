@@ -187,23 +187,23 @@ describe('keys over their life in the browser', () => {
       await expect.poll(() => expiring.innerText()).toContain(`Ends in ${VALIDITY_DAYS} days`);
       await keepScreenshot(page, 'keys-admin-expiring-phone');
       await checkPage(page, 360);
-      await page.goto(`${service.mtlsOrigin}/app/admin/user-management`);
-      await page.locator('main').getByRole('button', { name: MEMBER }).click();
-      const dialog = page.getByRole('dialog', { name: MEMBER });
-      await dialog.getByRole('heading', { name: 'Keys' }).waitFor();
-      // Its keys listed: before, the dialog knows of no working key and makes the code unasked
+      // The member's page: its Keys section makes the renewal code.
+      await page.goto(`${service.mtlsOrigin}/app/admin/people/${MEMBER}`);
+      const section = page.locator('main').getByRole('region', { name: 'Keys' });
+      await section.waitFor();
+      // Its keys listed: before, the section knows of no working key and makes the code unasked
       // (seen so on a busy machine).
-      await expect.poll(() => dialog.innerText()).not.toContain('Loading...');
-      await dialog.getByRole('button', { name: 'Make a renewal code' }).click();
-      // The member's key still works: the code revokes it, and the dialog asks first.
-      const ask = dialog.getByRole('group', { name: 'Revoke their keys?' });
+      await expect.poll(() => section.innerText()).not.toContain('Loading...');
+      await section.getByRole('button', { name: 'Make a renewal code' }).click();
+      // The member's key still works: the code revokes it, and the section asks first.
+      const ask = section.getByRole('group', { name: 'Revoke their keys?' });
       expect(await ask.innerText()).toMatch(/their \d+ keys? stops? working/);
       await ask.getByRole('button', { name: /^Revoke \d+ keys? and make the code$/ }).click();
-      const link = dialog.getByText(`${service.origin}/login?code=`);
+      const link = section.getByText(`${service.origin}/login?code=`);
       await link.waitFor();
       code = new URL(await link.innerText()).searchParams.get('code') ?? '';
       expect(code).toMatch(/^[A-Z0-9]{8}$/);
-      await dialog
+      await section
         .getByRole('img', { name: `QR code of the renewal link for ${MEMBER}` })
         .waitFor();
       await keepScreenshot(page, 'keys-admin-renewal-code-phone');
