@@ -1,5 +1,5 @@
 // The portal's performance figures (issue 9). Run through `bash bench/run.sh [--quick]
-// [--only=issuance,api,web,growth,isolation,bulk,enroll,burst,connections,ocsp,ocsp-strangers,directory,members] [--record]`; see bench/README.md.
+// [--only=issuance,api,web,growth,isolation,bulk,enroll,burst,connections,ocsp,ocsp-strangers,directory,members,guesses] [--record]`; see bench/README.md.
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +25,7 @@ const sectionRunners = {
     (await import('./sections/ocsp-strangers.mjs')).ocspStrangersSection,
   directory: async () => (await import('./sections/directory.mjs')).directorySection,
   members: async () => (await import('./sections/members.mjs')).membersSection,
+  guesses: async () => (await import('./sections/guesses.mjs')).guessesSection,
 };
 
 const args = process.argv.slice(2);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The portal's performance figures (issue 9), in one command from the repository root:
 #
-#   bash bench/run.sh [--quick] [--only=issuance,api,web,growth,isolation,bulk,enroll,burst,connections,ocsp,directory,members] [--record] [--own-build]
+#   bash bench/run.sh [--quick] [--only=issuance,api,web,growth,isolation,bulk,enroll,burst,connections,ocsp,directory,members,guesses] [--record] [--own-build]
 #   npm run bench -- --quick
 #
 # Installs bench/'s own dependencies (autocannon, lighthouse) on demand, outside the root

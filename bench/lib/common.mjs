@@ -1,5 +1,6 @@
 // Small helpers shared by the bench sections: statistics, load average, child processes.
 import { spawn } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -183,4 +184,28 @@ export async function freePort() {
       server.close(() => resolve(address.port));
     });
   });
+}
+
+/**
+ * A flood in a worker thread of its own (so that it shares no event loop with the callers whose
+ * latency a section measures): the worker runs until it gets a message, then posts its result.
+ * @template T
+ * @param {URL} script @param {unknown} workerData
+ * @returns {{ stop: () => Promise<T> }}
+ */
+export function floodInWorker(script, workerData) {
+  const worker = new Worker(script, { workerData });
+  /** @type {Promise<T>} */
+  const finished = new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  return {
+    async stop() {
+      worker.postMessage('stop');
+      const result = await finished;
+      await worker.terminate();
+      return result;
+    },
+  };
 }

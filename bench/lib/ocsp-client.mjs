@@ -1,8 +1,7 @@
 // The OCSP requests of sections 10 and 15: one POST, a flood in a worker thread, the portal's
 // count of signatures.
 import http from 'node:http';
-import { Worker } from 'node:worker_threads';
-import { fmt, percentile } from './common.mjs';
+import { floodInWorker, fmt, percentile } from './common.mjs';
 
 /**
  * One POST of `body` to `/ca/ocsp` in plain HTTP on `agent`.
@@ -54,19 +53,18 @@ export function postOcsp(server, agent, body) {
  * @param {number} loops @param {{ offset: number, length: number }} [randomSerial]
  */
 export function startFlood(server, body, perLoop, loops, randomSerial) {
-  const worker = new Worker(new URL('../sections/ocsp-flood-worker.mjs', import.meta.url), {
-    workerData: { port: server.port, host: server.host, body, perLoop, loops, randomSerial },
-  });
-  /** @type {Promise<{ statuses: Record<string, number>, seconds: number }>} */
-  const finished = new Promise((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
+  /** @type {{ stop: () => Promise<{ statuses: Record<string, number>, seconds: number }> }} */
+  const flood = floodInWorker(new URL('../sections/ocsp-flood-worker.mjs', import.meta.url), {
+    port: server.port,
+    host: server.host,
+    body,
+    perLoop,
+    loops,
+    randomSerial,
   });
   return {
     async stop() {
-      worker.postMessage('stop');
-      const { statuses, seconds } = await finished;
-      await worker.terminate();
+      const { statuses, seconds } = await flood.stop();
       const answered = Object.values(statuses).reduce((a, b) => a + b, 0);
       return { statuses, seconds, answered, perSecond: answered / seconds };
     },
