@@ -99,7 +99,7 @@ export function BatchPage() {
                   <th scope="row" className="px-2 py-2 font-semibold break-all sm:px-3">
                     {slip.callsign}
                   </th>
-                  <td className="px-2 py-2 font-mono tracking-wider sm:px-3 sm:tracking-widest">
+                  <td className="px-2 py-2 font-mono break-all sm:px-3 sm:tracking-widest sm:break-normal">
                     {slip.invite_code}
                   </td>
                   <td className="px-2 py-2 sm:px-3">

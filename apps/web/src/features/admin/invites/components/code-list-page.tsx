@@ -165,7 +165,7 @@ export function CodeListPage() {
                 to={paths.admin.inviteCode.href(invite.code)}
                 className="flex min-h-11 min-w-0 flex-1 flex-wrap items-center gap-x-3 gap-y-1 rounded hover:underline focus-visible:outline-3 focus-visible:outline-amber-500"
               >
-                <span className="font-mono text-lg tracking-widest">{invite.code}</span>
+                <span className="font-mono text-lg tracking-widest break-all">{invite.code}</span>
                 <StateBadge state={invite.state} />
                 <InviteCodeSummary invite={invite} />
               </Link>
