@@ -10,6 +10,7 @@ import { listenWithMockApi } from '../test/server';
 import { AppRoutes } from './router';
 // The admin area is a lazy chunk: loaded here first, so that its pages show at once.
 import './routes/admin-pages';
+import { memberRow } from '../test/member-row';
 
 listenWithMockApi();
 
@@ -76,21 +77,6 @@ function signedInAdmin(
       }),
     ),
   );
-}
-
-/** A row of the members table. */
-function memberRow(callsign: string, admin: boolean) {
-  return {
-    callsign,
-    admin,
-    state: 'active',
-    team: 'Cyan',
-    role: 'Team Member',
-    groups: [],
-    enrolled_at: '2026-11-01T10:00:00.000Z',
-    key_expires_at: null,
-    last_seen_tak_at: null,
-  };
 }
 
 const CONSOLE = 'https://idm.example.org:9443/admin/field/console/';

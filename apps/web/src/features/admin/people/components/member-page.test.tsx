@@ -3,12 +3,13 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { Route, Routes } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
-import { API_PREFIX, apiPaths, type MemberRow } from '@callsign/contract';
+import { API_PREFIX, apiPaths } from '@callsign/contract';
 import { paths } from '../../../../lib/paths';
 import { waitLongerInThisFile } from '../../../../test/patient';
 import { renderWithProviders } from '../../../../test/render';
 import { listenWithMockApi, server } from '../../../../test/server';
 import { MemberPage } from './member-page';
+import { memberRow as row } from '../../../../test/member-row';
 
 listenWithMockApi();
 waitLongerInThisFile();
@@ -30,20 +31,6 @@ const RECEIPT = {
 };
 
 type Failure = { status: number; detail: string; reason?: string } | undefined;
-
-function row(callsign: string, admin: boolean): MemberRow {
-  return {
-    callsign,
-    admin,
-    state: 'active',
-    team: 'Cyan',
-    role: 'Team Member',
-    groups: [],
-    enrolled_at: '2026-11-01T10:00:00.000Z',
-    key_expires_at: null,
-    last_seen_tak_at: null,
-  };
-}
 
 /** Members whose rows the role changes and revocations really change; records every call. */
 function fakeMembers(fail: { promote?: Failure; demote?: Failure; revoke?: Failure } = {}) {

@@ -1,26 +1,13 @@
 import { screen, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { apiPaths, type MemberRow } from '@callsign/contract';
+import { apiPaths } from '@callsign/contract';
 import { renderWithProviders } from '../../../../test/render';
 import { listenWithMockApi, server } from '../../../../test/server';
 import { MembersPage } from './members-page';
+import { memberRow as row } from '../../../../test/member-row';
 
 listenWithMockApi();
-
-function row(callsign: string, admin: boolean): MemberRow {
-  return {
-    callsign,
-    admin,
-    state: 'active',
-    team: 'Cyan',
-    role: 'Team Member',
-    groups: [],
-    enrolled_at: '2026-11-01T10:00:00.000Z',
-    key_expires_at: null,
-    last_seen_tak_at: null,
-  };
-}
 
 function answer(members: unknown[]) {
   server.use(http.get(apiPaths.members, () => HttpResponse.json({ members, next: null })));
